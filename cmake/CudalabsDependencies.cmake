@@ -1,0 +1,30 @@
+# Every third-party dependency, found with find_package. A missing one stops configuration
+# with the Debian/Ubuntu package that provides it, instead of a wall of CMake errors.
+include_guard(GLOBAL)
+
+function(cudalabs_require package debian_package)
+  find_package(${package} ${ARGN} QUIET)
+  if(NOT ${package}_FOUND)
+    message(FATAL_ERROR
+      "cudalabs needs ${package}, which was not found.\n"
+      "Install it with:  sudo apt-get install -y ${debian_package}\n"
+      "(or point CMAKE_PREFIX_PATH at an installation of ${package}).")
+  endif()
+endfunction()
+
+cudalabs_require(CUDAToolkit nvidia-cuda-toolkit)
+cudalabs_require(Threads libc6-dev)
+cudalabs_require(GTest libgtest-dev)
+cudalabs_require(yaml-cpp libyaml-cpp-dev)
+cudalabs_require(CLI11 libcli11-dev)
+cudalabs_require(fmt libfmt-dev)
+cudalabs_require(nlohmann_json nlohmann-json3-dev)
+
+# yaml-cpp 0.7 (Debian 12) exports `yaml-cpp`; 0.8 (Ubuntu 24.04) exports `yaml-cpp::yaml-cpp`.
+add_library(cudalabs_yaml INTERFACE)
+if(TARGET yaml-cpp::yaml-cpp)
+  target_link_libraries(cudalabs_yaml INTERFACE yaml-cpp::yaml-cpp)
+else()
+  target_link_libraries(cudalabs_yaml INTERFACE yaml-cpp)
+endif()
+add_library(cudalabs::yaml ALIAS cudalabs_yaml)

@@ -1,0 +1,93 @@
+# cudalabs_add_lab(<lab_id>): everything one lab needs, from its four folders.
+#
+#   labs/<id>/*.cu (not *_test.cu)  student files -> lib<..>_student.so (the skeleton here;
+#                                   labgrade rebuilds it from a submission at grade time)
+#   labs/<id>/*_test.cu             public self-check suite -> lab_<id>_selfcheck
+#   solutions/<id>/*.cu             reference, namespace `solution`      } -> lab_<id>_grade
+#   grader/suites/<id>/*.cu         hidden suite                        }   (instructor tree only)
+#
+# Student code is a shared library next to each harness executable, found through an
+# RPATH of $ORIGIN: labgrade copies a harness beside a freshly built submission library,
+# so the trusted code (suites, solution, GoogleTest) is never rebuilt and a submission can
+# neither see nor interpose on it.
+include_guard(GLOBAL)
+
+function(_cudalabs_harness_executable target lab_id output_dir)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE cudalabs::harness lab_${lab_id}_student)
+  target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${lab_id}")
+  target_compile_definitions(${target} PRIVATE
+    CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml")
+  set_target_properties(${target} PROPERTIES
+    RUNTIME_OUTPUT_DIRECTORY "${output_dir}"
+    SKIP_BUILD_RPATH TRUE)
+  # $ORIGIN first: the student library is whichever one sits beside the executable.
+  target_link_options(${target} PRIVATE
+    "LINKER:--enable-new-dtags"
+    "LINKER:-rpath,$ORIGIN:${CUDAToolkit_LIBRARY_DIR}")
+endfunction()
+
+function(cudalabs_add_lab lab_id)
+  set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${lab_id}")
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${lab_id}")
+  set(suite_dir "${PROJECT_SOURCE_DIR}/grader/suites/${lab_id}")
+  set(output_dir "${PROJECT_BINARY_DIR}/labs/${lab_id}")
+
+  file(GLOB student_sources CONFIGURE_DEPENDS "${lab_dir}/*.cu")
+  list(FILTER student_sources EXCLUDE REGEX "_test\\.cu$")
+  file(GLOB selfcheck_sources CONFIGURE_DEPENDS "${lab_dir}/*_test.cu")
+  if(NOT student_sources OR NOT selfcheck_sources)
+    message(FATAL_ERROR "lab ${lab_id}: ${lab_dir} needs student .cu files and a *_test.cu self-check suite")
+  endif()
+
+  set(student_lib lab_${lab_id}_student)
+  add_library(${student_lib} SHARED ${student_sources})
+  target_compile_definitions(${student_lib} PRIVATE LAB_IMPL=student)
+  target_include_directories(${student_lib} PRIVATE "${lab_dir}" "${PROJECT_SOURCE_DIR}/common/include")
+  target_link_options(${student_lib} PRIVATE "LINKER:--no-undefined")
+  set_target_properties(${student_lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${output_dir}")
+
+  _cudalabs_harness_executable(lab_${lab_id}_selfcheck ${lab_id} "${output_dir}" ${selfcheck_sources})
+  set(selfcheck_harness "$<TARGET_FILE:lab_${lab_id}_selfcheck>")
+
+  set(grade_harness "")
+  if(IS_DIRECTORY "${solution_dir}" AND IS_DIRECTORY "${suite_dir}")
+    file(GLOB solution_sources CONFIGURE_DEPENDS "${solution_dir}/*.cu")
+    file(GLOB suite_sources CONFIGURE_DEPENDS "${suite_dir}/*.cu")
+    add_library(lab_${lab_id}_solution OBJECT ${solution_sources})
+    target_compile_definitions(lab_${lab_id}_solution PRIVATE LAB_IMPL=solution)
+    target_include_directories(lab_${lab_id}_solution PRIVATE "${lab_dir}")
+    target_link_libraries(lab_${lab_id}_solution PRIVATE cudalabs::common)
+
+    _cudalabs_harness_executable(lab_${lab_id}_grade ${lab_id} "${output_dir}"
+      ${selfcheck_sources} ${suite_sources})
+    target_link_libraries(lab_${lab_id}_grade PRIVATE lab_${lab_id}_solution)
+    set(grade_harness "$<TARGET_FILE:lab_${lab_id}_grade>")
+  endif()
+
+  # The recipe labgrade follows to rebuild the student library from a submission.
+  string(REPLACE ";" "\",\"" archs_json "${CMAKE_CUDA_ARCHITECTURES}")
+  file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalabs/labs/${lab_id}.json" CONTENT "{
+  \"lab\": \"${lab_id}\",
+  \"nvcc\": \"${CMAKE_CUDA_COMPILER}\",
+  \"host_compiler\": \"${CMAKE_CUDA_HOST_COMPILER}\",
+  \"cuda_architectures\": [\"${archs_json}\"],
+  \"cuda_standard\": \"${CMAKE_CUDA_STANDARD}\",
+  \"include_dirs\": [\"${lab_dir}\", \"${PROJECT_SOURCE_DIR}/common/include\"],
+  \"student_library\": \"$<TARGET_FILE_NAME:${student_lib}>\",
+  \"selfcheck_harness\": \"${selfcheck_harness}\",
+  \"grade_harness\": \"${grade_harness}\"
+}
+")
+endfunction()
+
+# Every labs/<id>/ that has a config/labs/<id>.yaml is a lab; nothing else to register.
+function(cudalabs_discover_labs)
+  file(GLOB lab_dirs LIST_DIRECTORIES true CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/labs/*")
+  foreach(dir IN LISTS lab_dirs)
+    get_filename_component(lab_id "${dir}" NAME)
+    if(IS_DIRECTORY "${dir}" AND EXISTS "${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml")
+      cudalabs_add_lab(${lab_id})
+    endif()
+  endforeach()
+endfunction()

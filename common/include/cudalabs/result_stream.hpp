@@ -1,0 +1,23 @@
+#pragma once
+// The channel through which a lab harness reports results to labgrade.
+//
+// labgrade opens a pipe and passes its write end as the file descriptor named by the environment
+// variable CUDALABS_RESULT_FD. The harness writes one JSON object per line:
+//   {"event":"environment","cuda_device":true,"device":"NVIDIA H100 80GB HBM3"}
+//   {"event":"start","test":"VectorAdd.SingleElement"}
+//   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
+//   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
+//   {"event":"done"}
+// A test that starts but never ends crashed or hung; labgrade reruns the tests after it in a new process.
+namespace cudalabs {
+
+inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
+
+// Exit status of a harness that stopped because the CUDA context is unusable (sticky error).
+inline constexpr int kContextLostExitCode = 86;
+
+// Installs the result-stream listener when CUDALABS_RESULT_FD is set; a no-op otherwise, so a
+// harness run by hand behaves like any GoogleTest binary.
+void install_result_stream_from_environment();
+
+}  // namespace cudalabs

@@ -1,0 +1,117 @@
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include "cudalabs/gpu_test.hpp"
+#include "cudalabs/result_stream.hpp"
+
+namespace cudalabs {
+namespace {
+
+// Long failure output is cut here; labgrade shows students the start of it.
+constexpr std::size_t kMaxMessageBytes = 16 * 1024;
+
+class ResultStreamListener : public ::testing::EmptyTestEventListener {
+ public:
+  explicit ResultStreamListener(int fd) : fd_(fd) {}
+
+  void OnTestProgramStart(const ::testing::UnitTest&) override {
+    std::string reason;
+    nlohmann::json event{{"event", "environment"}};
+    if (cuda_device_available(&reason)) {
+      int device = 0;
+      cudaDeviceProp properties{};
+      event["cuda_device"] = true;
+      if (cudaGetDevice(&device) == cudaSuccess &&
+          cudaGetDeviceProperties(&properties, device) == cudaSuccess) {
+        event["device"] = properties.name;
+      }
+    } else {
+      event["cuda_device"] = false;
+      event["reason"] = reason;
+    }
+    emit(event);
+  }
+
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    emit({{"event", "start"}, {"test", full_name(info)}});
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const ::testing::TestResult& result = *info.result();
+    std::string message;
+    for (int i = 0; i < result.total_part_count(); ++i) {
+      const ::testing::TestPartResult& part = result.GetTestPartResult(i);
+      if (part.type() == ::testing::TestPartResult::kSuccess) continue;
+      if (!message.empty()) message += "\n";
+      if (part.file_name() && part.type() != ::testing::TestPartResult::kSkip) {
+        message += std::string(part.file_name()) + ":" + std::to_string(part.line_number()) + ": ";
+      }
+      message += part.message();
+    }
+    if (message.size() > kMaxMessageBytes) {
+      message.resize(kMaxMessageBytes);
+      message += "\n[... message cut]";
+    }
+    const char* status = result.Skipped() ? "skipped" : result.Passed() ? "passed" : "failed";
+    emit({{"event", "end"},
+          {"test", full_name(info)},
+          {"status", status},
+          {"ms", static_cast<double>(result.elapsed_time())},
+          {"message", message}});
+    stop_if_context_lost(info);
+  }
+
+  void OnTestProgramEnd(const ::testing::UnitTest&) override { emit({{"event", "done"}}); }
+
+ private:
+  static std::string full_name(const ::testing::TestInfo& info) {
+    return std::string(info.test_suite_name()) + "." + info.name();
+  }
+
+  // A sticky CUDA error (illegal address, kernel trap) poisons every later test in this process:
+  // report it and leave, so labgrade runs the remaining tests in a fresh process.
+  void stop_if_context_lost(const ::testing::TestInfo& info) {
+    if (!cuda_device_available(nullptr)) return;
+    cudaGetLastError();  // clear a non-sticky error left by the test
+    cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) return;
+    cudaGetLastError();
+    if (cudaDeviceSynchronize() == cudaSuccess) return;  // it was not sticky
+    emit({{"event", "context_lost"},
+          {"test", full_name(info)},
+          {"error", std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status)}});
+    std::_Exit(kContextLostExitCode);
+  }
+
+  void emit(const nlohmann::json& event) {
+    const std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::size_t written = 0;
+    while (written < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // labgrade went away; nothing useful left to do with the stream
+      written += static_cast<std::size_t>(n);
+    }
+  }
+
+  int fd_;
+};
+
+}  // namespace
+
+void install_result_stream_from_environment() {
+  const char* value = std::getenv(kResultFdVariable);
+  if (!value || !*value) return;
+  char* end = nullptr;
+  const long fd = std::strtol(value, &end, 10);
+  if (*end != '\0' || fd < 0) return;
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ResultStreamListener(static_cast<int>(fd)));
+}
+
+}  // namespace cudalabs

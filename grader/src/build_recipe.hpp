@@ -1,0 +1,34 @@
+#pragma once
+// How to rebuild a lab's student library from a submission: written by CMake at configure time
+// (build/cudalabs/labs/<lab>.json, see cmake/CudalabsLab.cmake) so that labgrade compiles
+// student code with exactly the compiler, architectures and include paths of the trusted build.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace labgrade {
+
+struct BuildRecipe {
+  std::string lab;
+  std::string nvcc;
+  std::string host_compiler;
+  std::vector<std::string> cuda_architectures;
+  std::string cuda_standard;
+  std::vector<std::string> include_dirs;
+  std::string student_library;    // file name the harnesses load, e.g. liblab_01_vector_add_student.so
+  std::string selfcheck_harness;  // absolute path of the public self-check binary
+  std::string grade_harness;      // absolute path of the hidden-suite binary; empty in a student release
+};
+
+// Throws std::runtime_error naming the file and the field when the recipe is missing or malformed.
+BuildRecipe load_build_recipe(const std::filesystem::path& file);
+
+// nvcc flags for CMake-style architecture entries: "90", "90-real", "90-virtual", "native", "all".
+std::vector<std::string> nvcc_architecture_flags(const std::vector<std::string>& architectures);
+
+// The nvcc command that turns `sources` into the shared student library `output`.
+std::vector<std::string> student_library_command(const BuildRecipe& recipe,
+                                                 const std::vector<std::filesystem::path>& sources,
+                                                 const std::filesystem::path& output);
+
+}  // namespace labgrade

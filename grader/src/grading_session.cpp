@@ -1,0 +1,194 @@
+#include "grading_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include "build_recipe.hpp"
+#include "cudalabs/config/course_config.hpp"
+#include "cudalabs/config/lab_config.hpp"
+#include "scoring.hpp"
+#include "staging.hpp"
+#include "submission_builder.hpp"
+#include "suite_runner.hpp"
+
+namespace labgrade {
+namespace fs = std::filesystem;
+namespace config = cudalabs::config;
+
+std::vector<std::string> CoursePaths::lab_ids() const {
+  std::vector<std::string> ids;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root / "config" / "labs", error)) {
+    if (entry.path().extension() == ".yaml") ids.push_back(entry.path().stem().string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The work directory: ours to create and, unless asked to keep it, to delete. An existing
+// non-empty directory is never used, so nothing of the caller's is overwritten.
+class WorkDirectory {
+ public:
+  WorkDirectory(const fs::path& requested, const std::string& lab, bool keep) : keep_(keep) {
+    if (requested.empty()) {
+      std::string pattern = (fs::temp_directory_path() / ("labgrade-" + lab + "-XXXXXX")).string();
+      if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory under " + pattern);
+      path_ = pattern;
+    } else {
+      if (fs::exists(requested) && !fs::is_empty(requested)) {
+        throw UsageError(fmt::format("--work-dir {} exists and is not empty; give a new or empty directory",
+                                     requested.string()));
+      }
+      fs::create_directories(requested);
+      path_ = fs::absolute(requested);
+    }
+  }
+  ~WorkDirectory() {
+    std::error_code ignored;
+    if (!keep_) fs::remove_all(path_, ignored);
+  }
+  WorkDirectory(const WorkDirectory&) = delete;
+  WorkDirectory& operator=(const WorkDirectory&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool keep_;
+};
+
+struct LoadedLab {
+  config::CourseConfig course;
+  config::LabConfig lab;
+  BuildRecipe recipe;
+};
+
+LoadedLab load_lab(const CoursePaths& paths, const std::string& lab_id) {
+  const auto ids = paths.lab_ids();
+  if (std::find(ids.begin(), ids.end(), lab_id) == ids.end()) {
+    throw UsageError(fmt::format("unknown lab '{}'; the labs are: {}", lab_id, fmt::join(ids, ", ")));
+  }
+  return LoadedLab{config::load_course_config(paths.course_config()), config::load_lab_config(paths.lab_config(lab_id)),
+                   load_build_recipe(paths.build_recipe(lab_id))};
+}
+
+GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded) {
+  const auto start = Clock::now();
+  const LoadedLab loaded = load_lab(paths, request.lab);
+  const bool only_public = !graded;
+  const std::string harness = graded ? loaded.recipe.grade_harness : loaded.recipe.selfcheck_harness;
+  if (harness.empty()) {
+    throw UsageError(fmt::format("this tree has no hidden suite for {} (a student release?); use `labgrade check {}`",
+                                 request.lab, request.lab));
+  }
+  const fs::path submission = request.submission.empty() ? paths.lab_dir(request.lab) : request.submission;
+
+  GradeReport report;
+  report.mode = graded ? "grade" : "check";
+  report.lab = loaded.lab.id;
+  report.title = loaded.lab.title;
+  report.submission = submission.string();
+
+  auto finish = [&](RunStatus status, std::string detail) {
+    report.status = status;
+    report.status_detail = std::move(detail);
+    total_points(report);
+    if (report.points_possible == 0) {  // nothing ran: the possible points still come from the YAML
+      for (const auto& spec : loaded.lab.tests) {
+        if (!only_public || spec.visibility == config::Visibility::Public) report.points_possible += spec.points;
+      }
+    }
+    report.total_seconds = seconds_since(start);
+    return report;
+  };
+
+  WorkDirectory work(request.work_dir, request.lab, request.keep_work_dir);
+  const fs::path source_dir = work.path() / "src", binary_dir = work.path() / "bin", run_dir = work.path() / "run";
+  fs::create_directories(binary_dir);
+  fs::create_directories(run_dir);
+
+  StagedSubmission staged;
+  try {
+    staged = stage_submission(submission, loaded.lab.student_files, source_dir, loaded.course.max_source_bytes);
+  } catch (const SubmissionError& error) {
+    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, error.what(), only_public);
+    report.stage_seconds = seconds_since(start);
+    return finish(RunStatus::SubmissionRejected, error.what());
+  }
+  report.staged_files = staged.taken_from;
+  report.ignored_files = staged.ignored;
+  report.ignored_not_listed = staged.ignored_not_listed;
+  report.stage_seconds = seconds_since(start);
+
+  report.build = build_student_library(BuildRequest{loaded.recipe, staged.files, binary_dir,
+                                                    loaded.course.build_timeout_seconds,
+                                                    loaded.course.max_output_bytes});
+  const RunStatus not_built = graded ? RunStatus::Graded : RunStatus::BuildFailed;
+  if (!report.build.succeeded) {
+    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code did not compile", only_public);
+    return finish(not_built, "the code did not compile; the compiler's messages are below");
+  }
+
+  const auto test_start = Clock::now();
+  HarnessInvocation invocation;
+  invocation.harness = place_harness(harness, binary_dir);
+  invocation.working_dir = run_dir;
+  invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(paths.lab_config(request.lab)).string()}};
+  invocation.test_timeout_seconds = loaded.lab.timeout_for_tests(loaded.course);
+  invocation.max_output_bytes = loaded.course.max_output_bytes;
+
+  const TestListing listing = list_tests(invocation);
+  if (!listing.ok()) {
+    // Typically a function of the API that the submission deleted or renamed.
+    report.build.succeeded = false;
+    report.build.output += fmt::format("\nThe library compiled, but the test program could not load it ({}):\n{}",
+                                       listing.process.describe_end(invocation.test_timeout_seconds),
+                                       listing.process.output);
+    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the test program could not load the code",
+                                  only_public);
+    return finish(not_built, "the code compiled but does not provide the lab's API (see the build output)");
+  }
+  const auto mismatches = config::check_against_suite(loaded.lab, listing.tests, only_public);
+  if (!mismatches.empty()) throw config::ConfigError(mismatches);
+
+  std::vector<std::string> wanted;
+  for (const auto& spec : loaded.lab.tests) {
+    if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.name);
+  }
+  const SuiteRun suite = run_tests(invocation, wanted);
+  report.device = suite.device;
+  report.tests = score_tests(loaded.lab, suite.outcomes, only_public);
+  report.test_seconds = seconds_since(test_start);
+  if (!suite.cuda_device) {
+    return finish(RunStatus::NoCudaDevice,
+                  fmt::format("no CUDA device is visible ({}): the code compiled, but its tests were skipped, so "
+                              "this is not a grade", suite.no_device_reason));
+  }
+  const bool all_passed = std::all_of(report.tests.begin(), report.tests.end(), [](const ScoredTest& test) {
+    return test.outcome.status == TestStatus::Passed;
+  });
+  if (!graded && !all_passed) {
+    return finish(RunStatus::TestsFailed, "some public tests did not pass");
+  }
+  return finish(RunStatus::Graded, graded ? "graded" : "all public tests passed");
+}
+
+}  // namespace
+
+GradeReport grade_submission(const CoursePaths& paths, const RunRequest& request) { return run(paths, request, true); }
+
+GradeReport self_check(const CoursePaths& paths, const RunRequest& request) { return run(paths, request, false); }
+
+}  // namespace labgrade

@@ -1,0 +1,22 @@
+#pragma once
+// Turns test outcomes into points, using the lab's YAML.
+#include <vector>
+
+#include "cudalabs/config/lab_config.hpp"
+#include "grade_report.hpp"
+
+namespace labgrade {
+
+// One ScoredTest per YAML test (those with public visibility only, when `only_public`), in YAML
+// order. A test without an outcome, or with any status but Passed, earns nothing.
+std::vector<ScoredTest> score_tests(const cudalabs::config::LabConfig& lab, const std::vector<TestOutcome>& outcomes,
+                                    bool only_public);
+
+// Every YAML test (or every public one) with zero points and the same reason, for a submission
+// that never reached its tests (rejected, or did not compile).
+std::vector<ScoredTest> unscored_tests(const cudalabs::config::LabConfig& lab, TestStatus status,
+                                       const std::string& reason, bool only_public);
+
+void total_points(GradeReport& report);
+
+}  // namespace labgrade

@@ -1,0 +1,177 @@
+#include "suite_runner.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalabs/result_stream.hpp"
+
+namespace labgrade {
+namespace {
+
+constexpr int kResultFd = 3;
+constexpr std::size_t kOutputTailShown = 2000;
+
+ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::string> args) {
+  ProcessSpec spec;
+  spec.argv = {invocation.harness.string()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.working_dir = invocation.working_dir;
+  spec.extra_env = invocation.env;
+  spec.timeout_seconds = invocation.test_timeout_seconds;
+  spec.max_output_bytes = invocation.max_output_bytes;
+  return spec;
+}
+
+std::string output_tail(const ProcessResult& process) {
+  if (process.output.empty()) return "";
+  const std::size_t start = process.output.size() > kOutputTailShown ? process.output.size() - kOutputTailShown : 0;
+  return fmt::format("\nLast output of the test process:\n{}{}", start > 0 ? "[...]\n" : "",
+                     process.output.substr(start));
+}
+
+// What one harness process told us.
+struct StreamState {
+  std::map<std::string, TestOutcome> finished;
+  std::string running;  // started, not finished
+  bool done = false;
+  std::string context_lost_error;
+  std::string device;
+  bool environment_seen = false;
+  bool cuda_device = true;
+  std::string no_device_reason;
+};
+
+void read_event(StreamState& state, const std::string& line) {
+  const auto event = nlohmann::json::parse(line, nullptr, false);
+  if (event.is_discarded() || !event.is_object() || !event.contains("event")) return;
+  const std::string kind = event.value("event", "");
+  if (kind == "environment") {
+    state.environment_seen = true;
+    state.cuda_device = event.value("cuda_device", false);
+    state.device = event.value("device", "");
+    state.no_device_reason = event.value("reason", "");
+  } else if (kind == "start") {
+    state.running = event.value("test", "");
+  } else if (kind == "end") {
+    TestOutcome outcome;
+    outcome.name = event.value("test", "");
+    const std::string status = event.value("status", "");
+    outcome.status = status == "passed" ? TestStatus::Passed : status == "skipped" ? TestStatus::Skipped
+                                                                                  : TestStatus::Failed;
+    outcome.message = event.value("message", "");
+    outcome.seconds = event.value("ms", 0.0) / 1000.0;
+    state.finished[outcome.name] = outcome;
+    if (state.running == outcome.name) state.running.clear();
+  } else if (kind == "context_lost") {
+    state.context_lost_error = event.value("error", "");
+    const std::string test = event.value("test", "");
+    auto found = state.finished.find(test);
+    if (found != state.finished.end()) {
+      found->second.status = TestStatus::Crashed;
+      found->second.message = fmt::format(
+          "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
+          state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
+    }
+  } else if (kind == "done") {
+    state.done = true;
+  }
+}
+
+// Why a process ended before reporting `test`, in words a student understands.
+TestOutcome charge_interrupted_test(const std::string& test, const ProcessResult& process, double timeout) {
+  TestOutcome outcome{test, process.timed_out ? TestStatus::TimedOut : TestStatus::Crashed, "", process.wall_seconds};
+  if (process.timed_out) {
+    outcome.message = fmt::format("timed out: no result after {:g} s, so the test process was killed "
+                                  "(a kernel or loop that never finishes?)", timeout);
+  } else if (process.exited) {
+    outcome.message = fmt::format("the test process exited with code {} in the middle of this test "
+                                  "(does the code call exit() or abort()?)", process.exit_code);
+  } else {
+    outcome.message = fmt::format("the test process was {} during this test", process.describe_end(timeout));
+  }
+  outcome.message += output_tail(process);
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_test_listing(const std::string& output) {
+  std::vector<std::string> tests;
+  std::string suite;
+  std::size_t begin = 0;
+  while (begin < output.size()) {
+    std::size_t end = output.find('\n', begin);
+    if (end == std::string::npos) end = output.size();
+    std::string line = output.substr(begin, end - begin);
+    begin = end + 1;
+    const auto comment = line.find('#');
+    if (comment != std::string::npos) line.erase(comment);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] != ' ') {
+      suite = line.back() == '.' ? line : "";  // "Suite." header; anything else is stray output
+    } else if (!suite.empty()) {
+      tests.push_back(suite + line.substr(line.find_first_not_of(' ')));
+    }
+  }
+  return tests;
+}
+
+TestListing list_tests(const HarnessInvocation& invocation) {
+  TestListing listing;
+  listing.process = run_process(harness_spec(invocation, {"--gtest_list_tests"}));
+  if (listing.ok()) listing.tests = parse_test_listing(listing.process.output);
+  return listing;
+}
+
+SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests) {
+  SuiteRun run;
+  std::vector<std::string> remaining = tests;
+  std::map<std::string, TestOutcome> outcomes;
+  while (!remaining.empty()) {
+    StreamState state;
+    std::string filter;
+    for (const auto& test : remaining) filter += (filter.empty() ? "" : ":") + test;
+    ProcessSpec spec = harness_spec(invocation, {"--gtest_filter=" + filter, "--gtest_color=no"});
+    spec.result_fd = kResultFd;
+    spec.result_fd_env = cudalabs::kResultFdVariable;
+    const ProcessResult process = run_process(spec, [&](const std::string& line) { read_event(state, line); });
+    ++run.processes;
+    if (state.environment_seen && run.device.empty()) {
+      run.device = state.device;
+      run.cuda_device = state.cuda_device;
+      run.no_device_reason = state.no_device_reason;
+    }
+    for (auto& [name, outcome] : state.finished) outcomes[name] = outcome;
+
+    std::vector<std::string> next;
+    for (const auto& test : remaining) {
+      if (!state.finished.count(test) && test != state.running) next.push_back(test);
+    }
+    if (!state.running.empty()) {
+      outcomes[state.running] = charge_interrupted_test(state.running, process, invocation.test_timeout_seconds);
+    } else if (!state.done && state.context_lost_error.empty() && next.size() == remaining.size()) {
+      // It died before any test started (e.g. in a static constructor): nothing to retry.
+      for (const auto& test : next) {
+        outcomes[test] = TestOutcome{test, TestStatus::Crashed,
+                                     fmt::format("the test process {} before this test could start{}",
+                                                 process.describe_end(invocation.test_timeout_seconds),
+                                                 output_tail(process)), 0};
+      }
+      next.clear();
+    } else if (state.done) {
+      for (const auto& test : next) {
+        outcomes[test] = TestOutcome{test, TestStatus::NotRun, "the suite finished without running this test", 0};
+      }
+      next.clear();
+    }
+    remaining = std::move(next);
+  }
+  for (const auto& test : tests) run.outcomes.push_back(outcomes[test]);
+  return run;
+}
+
+}  // namespace labgrade

@@ -1,0 +1,107 @@
+#include "text_report.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace labgrade {
+namespace {
+
+constexpr std::size_t kMaxDetailLines = 40;
+
+struct Painter {
+  bool enabled;
+  std::string operator()(const std::string& text, const char* code) const {
+    return enabled ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
+  }
+};
+
+const char* status_color(TestStatus status) {
+  switch (status) {
+    case TestStatus::Passed: return "32";
+    case TestStatus::Skipped:
+    case TestStatus::NotRun: return "33";
+    default: return "31";
+  }
+}
+
+std::string points(double value) { return fmt::format("{:g}", value); }
+
+// At most kMaxDetailLines lines, each indented.
+std::string indented(const std::string& text) {
+  std::string out;
+  std::size_t lines = 0, begin = 0;
+  while (begin < text.size() && lines < kMaxDetailLines) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    out += "      " + text.substr(begin, end - begin) + "\n";
+    begin = end + 1;
+    ++lines;
+  }
+  if (begin < text.size()) out += "      [... more in the JSON report]\n";
+  return out;
+}
+
+}  // namespace
+
+TextStyle text_style_for_terminal(bool stream_is_tty) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return TextStyle{stream_is_tty && !(no_color && *no_color), true};
+}
+
+void write_text_report(std::ostream& out, const GradeReport& report, const TextStyle& style) {
+  const Painter paint{style.color};
+  out << paint(fmt::format("{} {} — {}", report.mode == "grade" ? "Grade of" : "Self-check of", report.lab,
+                           report.title), "1")
+      << "\n";
+  out << "  submission: " << report.submission << "\n";
+  if (!report.device.empty()) out << "  device:     " << report.device << "\n";
+  if (!report.staged_files.empty()) {
+    out << "  files used: ";
+    for (std::size_t i = 0; i < report.staged_files.size(); ++i) out << (i ? ", " : "") << report.staged_files[i];
+    out << "\n";
+  }
+  if (!report.ignored_files.empty()) {
+    out << "  ignored:    ";
+    for (std::size_t i = 0; i < report.ignored_files.size(); ++i) out << (i ? ", " : "") << report.ignored_files[i];
+    if (report.ignored_not_listed) out << fmt::format(" and {} more", report.ignored_not_listed);
+    out << "  (only the lab's student files are graded)\n";
+  }
+
+  std::size_t name_width = 4;
+  for (const auto& test : report.tests) name_width = std::max(name_width, test.name.size());
+  out << "\n"
+      << fmt::format("  {:<{}}  {:<10} {:<9} {:>13}\n", "test", name_width, "visibility", "status", "points");
+  for (const auto& test : report.tests) {
+    const std::string status(to_string(test.outcome.status));
+    out << fmt::format("  {:<{}}  {:<10} ", test.name, name_width, to_string(test.visibility))
+        << paint(fmt::format("{:<9}", status), status_color(test.outcome.status))
+        << fmt::format(" {:>6} / {:<6}\n", points(test.points_earned), points(test.points_possible));
+  }
+  out << "\n"
+      << paint(fmt::format("  Score: {} / {}", points(report.points_earned), points(report.points_possible)), "1")
+      << "   (" << report.status_detail << ")\n";
+  out << fmt::format("  Time: {:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s\n",
+                     report.total_seconds, report.stage_seconds, report.build.seconds, report.test_seconds);
+
+  bool heading = false;
+  for (const auto& test : report.tests) {
+    // Tests that never ran share one reason, already given next to the score.
+    if (test.outcome.status == TestStatus::Passed || test.outcome.status == TestStatus::NotRun ||
+        test.outcome.message.empty()) {
+      continue;
+    }
+    if (!heading) out << "\nDetails:\n";
+    heading = true;
+    out << "  " << paint(test.name, "1") << " (" << to_string(test.outcome.status) << ")\n";
+    const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
+    out << indented(hide ? "details of hidden tests are not shown" : test.outcome.message);
+  }
+  if (report.build.attempted && !report.build.succeeded) {
+    out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"
+        << indented(report.build.output);
+  }
+}
+
+}  // namespace labgrade

@@ -117,11 +117,6 @@ std::string one_of(const std::vector<std::string>& choices) {
   return text;
 }
 
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
-  const std::optional<std::string> match = closest_match(word, candidates);
-  return match ? fmt::format(" (did you mean '{}'?)", *match) : "";
-}
-
 // YAML 1.2 core-schema decimal numbers; booleans, words and hex are not numbers here.
 bool looks_like_number(const std::string& text) {
   static const std::regex decimal(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");

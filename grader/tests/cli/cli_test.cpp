@@ -1,0 +1,185 @@
+// labgrade end to end: the real program, the real lab harnesses, submissions from submissions/.
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "cudalabs/gpu_test.hpp"
+
+namespace labgrade {
+namespace {
+namespace fs = std::filesystem;
+
+struct Run {
+  ProcessResult process;
+  nlohmann::json report;  // null when no JSON report was written
+};
+
+Run labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
+  const fs::path json = fs::path(::testing::TempDir()) /
+                        (std::string("cli_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
+  fs::remove(json);
+  ProcessSpec spec;
+  spec.argv = {LABGRADE_EXECUTABLE};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  const bool wants_report = !args.empty() && (args[0] == "grade" || args[0] == "check");
+  if (wants_report) {
+    spec.argv.push_back("--json");
+    spec.argv.push_back(json.string());
+  }
+  spec.timeout_seconds = timeout_seconds;
+  spec.extra_env = {{"NO_COLOR", "1"}};
+  Run run{run_process(spec), nullptr};
+  if (fs::exists(json)) {
+    std::ifstream in(json);
+    run.report = nlohmann::json::parse(in);
+  }
+  return run;
+}
+
+std::string submission(const std::string& name) { return std::string(LABGRADE_TEST_SUBMISSIONS) + "/01_vector_add/" + name; }
+std::string course_file(const std::string& relative) { return std::string(CUDALABS_SOURCE_DIR) + "/" + relative; }
+
+const nlohmann::json& test_named(const nlohmann::json& report, const std::string& name) {
+  for (const auto& test : report["tests"]) {
+    if (test["name"] == name) return test;
+  }
+  throw std::runtime_error("no test " + name + " in the report");
+}
+
+bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (needle) << "' not in:\n" << (haystack)
+
+TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
+  const Run run = labgrade({"list"});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_CONTAINS(run.process.output, "01_vector_add");
+  EXPECT_CONTAINS(run.process.output, "Vector addition and SAXPY");
+  EXPECT_CONTAINS(run.process.output, "100 points");
+}
+
+TEST(LabgradeCli, EveryCommandHasHelp) {
+  for (const char* command : {"list", "check", "grade"}) {
+    const Run run = labgrade({command, "--help"});
+    EXPECT_EQ(run.process.exit_code, 0) << command;
+    EXPECT_CONTAINS(run.process.output, "Usage");
+  }
+  EXPECT_CONTAINS(labgrade({"--help"}).process.output, "Exit codes");
+}
+
+TEST(LabgradeCli, UnknownLabIsAUsageError) {
+  const Run run = labgrade({"grade", "99_nothing", "--submission", submission("off_by_one")});
+  EXPECT_EQ(run.process.exit_code, 2) << run.process.output;
+  EXPECT_CONTAINS(run.process.output, "99_nothing");
+  EXPECT_CONTAINS(run.process.output, "01_vector_add");  // names the labs that exist
+}
+
+TEST(LabgradeCli, BadArgumentsAreAUsageError) {
+  EXPECT_EQ(labgrade({"grade", "01_vector_add"}).process.exit_code, 2);  // --submission missing
+  EXPECT_EQ(labgrade({"frobnicate"}).process.exit_code, 2);
+  EXPECT_EQ(labgrade({"grade", "01_vector_add", "--submission", "/nonexistent"}).process.exit_code, 2);
+}
+
+TEST(LabgradeCli, AMissingStudentFileRejectsTheSubmission) {
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("misnamed_file")});
+  EXPECT_EQ(run.process.exit_code, 4) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "submission_rejected");
+  EXPECT_EQ(run.report["points_earned"], 0);
+  EXPECT_CONTAINS(run.report["status_detail"].get<std::string>(), "vector_add.cu");
+}
+
+TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("syntax_error")});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], 0);
+  EXPECT_EQ(run.report["points_possible"], 100);
+  EXPECT_FALSE(run.report["build"]["succeeded"].get<bool>());
+  EXPECT_CONTAINS(run.report["build"]["output"].get<std::string>(), "vector_add.cu(7)");  // nvcc's own message
+  EXPECT_CONTAINS(run.process.output, "Compiler output");
+  for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run");
+}
+
+TEST(LabgradeCli, ReferenceSolutionScoresFullMarks) {
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.report["build"]["output"];
+  if (!has_gpu()) {
+    // Built, but nothing can run: no grade rather than a wrong one.
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+    EXPECT_EQ(run.report["status"], "no_cuda_device");
+    GTEST_SKIP() << "no CUDA device: checked only that the solution builds and that labgrade refuses to grade";
+  }
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], 100) << run.process.output;
+  std::cout << "[ timing   ] build " << run.report["timing"]["build_seconds"] << " s, tests "
+            << run.report["timing"]["test_seconds"] << " s, total " << run.report["timing"]["total_seconds"] << " s\n";
+}
+
+TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
+  const Run run = labgrade({"check", "01_vector_add"});  // the skeleton in labs/01_vector_add
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["mode"], "check");
+  EXPECT_EQ(run.report["points_possible"], 20);
+  for (const auto& test : run.report["tests"]) EXPECT_EQ(test["visibility"], "public") << test["name"];
+  if (!has_gpu()) {
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+    GTEST_SKIP() << "no CUDA device: checked only that the skeleton builds and nothing is graded";
+  }
+  EXPECT_EQ(run.process.exit_code, 1) << run.process.output;  // the skeleton fails its public tests
+  EXPECT_EQ(run.report["status"], "tests_failed");
+}
+
+TEST(LabgradeCli, TheUntouchedSkeletonScoresZeroAndNamesEachFailure) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: the skeleton's tests cannot run";
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", course_file("labs/01_vector_add")});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], 0) << run.process.output;
+  for (const auto& test : run.report["tests"]) {
+    if (test["name"].get<std::string>().find("ZeroLength") != std::string::npos) continue;
+    EXPECT_EQ(test["status"], "failed") << test["name"];
+    EXPECT_CONTAINS(test["message"].get<std::string>(), "TODO(student)");
+    EXPECT_CONTAINS(run.process.output, test["name"].get<std::string>());
+  }
+}
+
+TEST(LabgradeCli, AnOffByOneEarnsPartialCredit) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("off_by_one")});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_GT(run.report["points_earned"].get<double>(), 0);
+  EXPECT_LT(run.report["points_earned"].get<double>(), 100);
+  EXPECT_EQ(test_named(run.report, "VectorAdd.ZeroLength")["status"], "passed");
+  EXPECT_EQ(test_named(run.report, "VectorAdd.SingleElement")["status"], "failed");
+  EXPECT_CONTAINS(test_named(run.report, "VectorAdd.SingleElement")["message"].get<std::string>(), "never written");
+}
+
+TEST(LabgradeCli, OutOfBoundsWritesCostOnlyTheirOwnTests) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("out_of_bounds")});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  const auto& crashed = test_named(run.report, "VectorAdd.LargePrime");
+  EXPECT_EQ(crashed["status"], "crashed");
+  EXPECT_CONTAINS(crashed["message"].get<std::string>(), "cudaErrorIllegalAddress");
+  EXPECT_EQ(test_named(run.report, "Saxpy.LargePrime")["status"], "passed");  // ran in a fresh process
+  EXPECT_EQ(test_named(run.report, "Saxpy.Full2To26")["status"], "passed");
+}
+
+TEST(LabgradeCli, AKernelThatNeverReturnsTimesOutAndTheRestRuns) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("never_returns")});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(test_named(run.report, "Saxpy.OneWarpMinusOne")["status"], "timed out");
+  EXPECT_EQ(test_named(run.report, "Saxpy.LargePrime")["status"], "passed");
+  EXPECT_EQ(test_named(run.report, "VectorAdd.Full2To26")["status"], "passed");
+}
+
+}  // namespace
+}  // namespace labgrade

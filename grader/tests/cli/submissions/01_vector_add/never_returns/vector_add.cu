@@ -1,0 +1,37 @@
+// A submission whose saxpy kernel never finishes for one size (31 elements, a single partial
+// warp); everything else is correct. Only the tests with that size may be lost to the timeout.
+#include "vector_add.cuh"
+
+namespace student {
+namespace {
+
+__global__ void vector_add_kernel(const float* a, const float* b, float* c, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void saxpy_kernel(float alpha, const float* x, float* y, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  // The "bug": a loop whose exit condition never becomes true when n == 31.
+  for (volatile std::size_t k = 0; n == 31 || k < 1; k = k + 1) {
+  }
+  if (i < n) y[i] = alpha * x[i] + y[i];
+}
+
+unsigned int blocks_for(std::size_t n) { return static_cast<unsigned int>((n + 255) / 256); }
+
+}  // namespace
+
+cudaError_t vector_add(const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  vector_add_kernel<<<blocks_for(n), 256, 0, stream>>>(a, b, c, n);
+  return cudaGetLastError();
+}
+
+cudaError_t saxpy(float alpha, const float* x, float* y, std::size_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  saxpy_kernel<<<blocks_for(n), 256, 0, stream>>>(alpha, x, y, n);
+  return cudaGetLastError();
+}
+
+}  // namespace student

@@ -1,0 +1,86 @@
+#include "build_recipe.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "child_process.hpp"
+
+namespace labgrade {
+namespace {
+
+TEST(NvccArchitectureFlags, FollowsCMakeMeaningOfEachEntry) {
+  EXPECT_EQ(nvcc_architecture_flags({"90"}),
+            (std::vector<std::string>{"--generate-code=arch=compute_90,code=[compute_90,sm_90]"}));
+  EXPECT_EQ(nvcc_architecture_flags({"80-real", "90a-virtual"}),
+            (std::vector<std::string>{"--generate-code=arch=compute_80,code=sm_80",
+                                      "--generate-code=arch=compute_90a,code=compute_90a"}));
+  EXPECT_EQ(nvcc_architecture_flags({"native"}), (std::vector<std::string>{"-arch=native"}));
+}
+
+TEST(NvccArchitectureFlags, RejectsWhatNvccWouldMisread) {
+  EXPECT_THROW(nvcc_architecture_flags({"sm_90"}), std::invalid_argument);
+  EXPECT_THROW(nvcc_architecture_flags({"90-fast"}), std::invalid_argument);
+  EXPECT_THROW(nvcc_architecture_flags({""}), std::invalid_argument);
+}
+
+TEST(StudentLibraryCommand, BuildsASharedLibraryWithTheStudentNamespace) {
+  BuildRecipe recipe;
+  recipe.nvcc = "/usr/local/cuda/bin/nvcc";
+  recipe.host_compiler = "/usr/bin/g++";
+  recipe.cuda_architectures = {"90"};
+  recipe.cuda_standard = "17";
+  recipe.include_dirs = {"/course/labs/01_vector_add", "/course/common/include"};
+  const auto command = student_library_command(recipe, {"/tmp/work/vector_add.cu"}, "/tmp/work/libstudent.so");
+  const std::string line = shell_quote(command);
+  EXPECT_EQ(command.front(), "/usr/local/cuda/bin/nvcc");
+  EXPECT_EQ(command.back(), "/tmp/work/vector_add.cu");
+  for (const char* expected : {"-std=c++17", "-shared", "-cudart=shared", "-ccbin=/usr/bin/g++", "-DLAB_IMPL=student",
+                               "-I/course/labs/01_vector_add", "-Xlinker=--no-undefined"}) {
+    EXPECT_NE(std::find(command.begin(), command.end(), expected), command.end()) << expected << " in " << line;
+  }
+}
+
+class BuildRecipeFile : public ::testing::Test {
+ protected:
+  std::filesystem::path write(const std::string& text) {
+    const auto file = std::filesystem::path(::testing::TempDir()) / "recipe_test.json";
+    std::ofstream(file) << text;
+    return file;
+  }
+};
+
+TEST_F(BuildRecipeFile, LoadsEveryField) {
+  const auto file = write(R"({"lab":"01_vector_add","nvcc":"/n","host_compiler":"","cuda_architectures":["80","90"],
+    "cuda_standard":"17","include_dirs":["/a"],"student_library":"liblab.so","selfcheck_harness":"/s",
+    "grade_harness":""})");
+  const BuildRecipe recipe = load_build_recipe(file);
+  EXPECT_EQ(recipe.lab, "01_vector_add");
+  EXPECT_EQ(recipe.cuda_architectures, (std::vector<std::string>{"80", "90"}));
+  EXPECT_EQ(recipe.student_library, "liblab.so");
+  EXPECT_TRUE(recipe.grade_harness.empty());
+}
+
+TEST_F(BuildRecipeFile, NamesTheMissingField) {
+  const auto file = write(R"({"lab":"01_vector_add"})");
+  try {
+    load_build_recipe(file);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("nvcc"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find(file.string()), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(BuildRecipeFile, TellsHowToBuildWhenMissing) {
+  try {
+    load_build_recipe("/nonexistent/cudalabs/labs/01_vector_add.json");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("cmake --build"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -1,0 +1,104 @@
+#include "child_process.hpp"
+
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+namespace labgrade {
+namespace {
+
+ProcessSpec child(std::vector<std::string> args, double timeout = 10) {
+  ProcessSpec spec;
+  spec.argv = {LABGRADE_TEST_CHILD};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout_seconds = timeout;
+  return spec;
+}
+
+TEST(ChildProcess, ReportsExitCode) {
+  const ProcessResult result = run_process(child({"exit", "3"}));
+  EXPECT_TRUE(result.started);
+  EXPECT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_FALSE(result.succeeded());
+  EXPECT_EQ(result.describe_end(10), "exited with code 3");
+}
+
+TEST(ChildProcess, ReportsTheSignalThatKilledIt) {
+  const ProcessResult result = run_process(child({"segv"}));
+  EXPECT_FALSE(result.exited);
+  EXPECT_EQ(result.signal, SIGSEGV);
+  EXPECT_EQ(result.describe_end(10), "killed by SIGSEGV (Segmentation fault)");
+}
+
+TEST(ChildProcess, KillsAHangingChildAtTheDeadline) {
+  const ProcessResult result = run_process(child({"hang"}, 0.3));
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_GE(result.wall_seconds, 0.3);
+  EXPECT_LT(result.wall_seconds, 5);
+  EXPECT_EQ(result.describe_end(0.3), "timed out after 0.3 s and was killed");
+}
+
+TEST(ChildProcess, DoesNotWaitForAGrandchildHoldingItsOutput) {
+  const ProcessResult result = run_process(child({"orphan"}, 5));
+  EXPECT_TRUE(result.succeeded()) << result.describe_end(5);
+  EXPECT_EQ(result.output, "parent leaving\n");
+  EXPECT_LT(result.wall_seconds, 4);
+}
+
+TEST(ChildProcess, CapsTheOutputItKeeps) {
+  ProcessSpec spec = child({"flood", "1000000"});
+  spec.max_output_bytes = 1000;
+  const ProcessResult result = run_process(spec);
+  EXPECT_TRUE(result.succeeded());
+  EXPECT_EQ(result.output.size(), 1000u);
+  EXPECT_EQ(result.output_bytes_dropped, 999000u);
+}
+
+TEST(ChildProcess, PassesExtraEnvironment) {
+  ProcessSpec spec = child({"echo-env", "CUDALABS_TEST_VALUE"});
+  spec.extra_env = {{"CUDALABS_TEST_VALUE", "hello"}};
+  EXPECT_EQ(run_process(spec).output, "hello");
+}
+
+TEST(ChildProcess, ReportsACommandThatCannotStart) {
+  ProcessSpec spec;
+  spec.argv = {"/nonexistent/program"};
+  const ProcessResult result = run_process(spec);
+  EXPECT_TRUE(result.exited);
+  EXPECT_EQ(result.exit_code, 127);
+  EXPECT_NE(result.output.find("cannot run /nonexistent/program"), std::string::npos) << result.output;
+}
+
+TEST(ChildProcess, DeliversResultLinesInOrder) {
+  ProcessSpec spec = child({"results", "first", "second"});
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  std::vector<std::string> lines;
+  const ProcessResult result = run_process(spec, [&](const std::string& line) { lines.push_back(line); });
+  EXPECT_TRUE(result.succeeded());
+  EXPECT_EQ(lines, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST(ChildProcess, ResultLinesDoNotExtendALimitOnceTheyStop) {
+  ProcessSpec spec = child({"results-then-hang", "only"}, 0.3);
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  int lines = 0;
+  const ProcessResult result = run_process(spec, [&](const std::string&) { ++lines; });
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_EQ(lines, 1);
+}
+
+TEST(ChildProcess, RefusesAResultDescriptorThatClashesWithStdio) {
+  ProcessSpec spec = child({"exit", "0"});
+  spec.result_fd = 1;
+  EXPECT_FALSE(run_process(spec).started);
+}
+
+TEST(ShellQuote, QuotesOnlyWhatNeedsIt) {
+  EXPECT_EQ(shell_quote({"nvcc", "-O3", "my file.cu", "it's"}), "nvcc -O3 'my file.cu' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -1,0 +1,74 @@
+#include "suite_runner.hpp"
+
+#include <gtest/gtest.h>
+
+namespace labgrade {
+namespace {
+
+TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
+  const std::string output =
+      "Running main() from gtest_main.cc\n"
+      "VectorAdd.\n"
+      "  ZeroLength\n"
+      "  Full2To26\n"
+      "Sizes/Param.  # TypeParam = int\n"
+      "  Works/0  # GetParam() = 4\n";
+  EXPECT_EQ(parse_test_listing(output),
+            (std::vector<std::string>{"VectorAdd.ZeroLength", "VectorAdd.Full2To26", "Sizes/Param.Works/0"}));
+}
+
+// Drives run_tests with the fake harness in test_child.cpp.
+class RunTests : public ::testing::Test {
+ protected:
+  SuiteRun run(const std::string& script, const std::vector<std::string>& tests, double timeout = 5) {
+    HarnessInvocation invocation;
+    invocation.harness = LABGRADE_TEST_CHILD;
+    invocation.env = {{"FAKE_SCRIPT", script}};
+    invocation.test_timeout_seconds = timeout;
+    return run_tests(invocation, tests);
+  }
+};
+
+TEST_F(RunTests, CollectsOneOutcomePerTestInOneProcess) {
+  const SuiteRun result = run("B.two=fail;C.three=skip", {"A.one", "B.two", "C.three"});
+  ASSERT_EQ(result.outcomes.size(), 3u);
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Failed);
+  EXPECT_EQ(result.outcomes[1].message, "expected 1, got 2");
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Skipped);
+  EXPECT_EQ(result.processes, 1);
+  EXPECT_EQ(result.device, "Fake GPU");
+}
+
+TEST_F(RunTests, ChargesACrashToItsTestAndRunsTheRest) {
+  const SuiteRun result = run("B.two=segv", {"A.one", "B.two", "C.three"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Crashed);
+  EXPECT_NE(result.outcomes[1].message.find("SIGSEGV"), std::string::npos) << result.outcomes[1].message;
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
+  EXPECT_EQ(result.processes, 2);
+}
+
+TEST_F(RunTests, ChargesAHangToItsTestAndRunsTheRest) {
+  const SuiteRun result = run("A.one=hang", {"A.one", "B.two"}, 0.5);
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::TimedOut);
+  EXPECT_NE(result.outcomes[0].message.find("timed out"), std::string::npos) << result.outcomes[0].message;
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
+}
+
+TEST_F(RunTests, ALostContextFailsThatTestAndRestartsForTheOthers) {
+  const SuiteRun result = run("A.one=lose", {"A.one", "B.two"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Crashed);
+  EXPECT_NE(result.outcomes[0].message.find("cudaErrorIllegalAddress"), std::string::npos) << result.outcomes[0].message;
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
+  EXPECT_EQ(result.processes, 2);
+}
+
+TEST_F(RunTests, EveryTestCrashingStillEnds) {
+  const SuiteRun result = run("A.one=segv;B.two=segv;C.three=segv", {"A.one", "B.two", "C.three"});
+  for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Crashed) << outcome.name;
+  EXPECT_EQ(result.processes, 3);
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -2,7 +2,8 @@
 # with the Debian/Ubuntu package that provides it, instead of a wall of CMake errors.
 include_guard(GLOBAL)
 
-function(cudalabs_require package debian_package)
+# A macro, so the variables find_package sets (CUDAToolkit_LIBRARY_DIR, ...) stay visible.
+macro(cudalabs_require package debian_package)
   find_package(${package} ${ARGN} QUIET)
   if(NOT ${package}_FOUND)
     message(FATAL_ERROR
@@ -10,7 +11,7 @@ function(cudalabs_require package debian_package)
       "Install it with:  sudo apt-get install -y ${debian_package}\n"
       "(or point CMAKE_PREFIX_PATH at an installation of ${package}).")
   endif()
-endfunction()
+endmacro()
 
 cudalabs_require(CUDAToolkit nvidia-cuda-toolkit)
 cudalabs_require(Threads libc6-dev)

@@ -18,13 +18,14 @@ function(_cudalabs_harness_executable target lab_id output_dir)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${lab_id}")
   target_compile_definitions(${target} PRIVATE
     CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml")
+  # The run path is exactly $ORIGIN and the CUDA libraries, in the build tree too: the student
+  # library is whichever one sits beside the executable, never the skeleton's in the build tree.
+  # DT_RPATH rather than DT_RUNPATH, so LD_LIBRARY_PATH cannot substitute another library.
   set_target_properties(${target} PROPERTIES
     RUNTIME_OUTPUT_DIRECTORY "${output_dir}"
-    SKIP_BUILD_RPATH TRUE)
-  # $ORIGIN first: the student library is whichever one sits beside the executable.
-  target_link_options(${target} PRIVATE
-    "LINKER:--enable-new-dtags"
-    "LINKER:-rpath,$ORIGIN:${CUDAToolkit_LIBRARY_DIR}")
+    BUILD_WITH_INSTALL_RPATH TRUE
+    INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR}")
+  target_link_options(${target} PRIVATE "LINKER:--disable-new-dtags")
 endfunction()
 
 function(cudalabs_add_lab lab_id)

@@ -68,13 +68,14 @@ void read_event(StreamState& state, const std::string& line) {
   } else if (kind == "context_lost") {
     state.context_lost_error = event.value("error", "");
     const std::string test = event.value("test", "");
+    // The harness reports it after the test's end event; a test that never ended is charged too.
     auto found = state.finished.find(test);
-    if (found != state.finished.end()) {
-      found->second.status = TestStatus::Crashed;
-      found->second.message = fmt::format(
-          "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
-          state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
-    }
+    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test}).first;
+    if (state.running == test) state.running.clear();
+    found->second.status = TestStatus::Crashed;
+    found->second.message = fmt::format(
+        "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
+        state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
   } else if (kind == "done") {
     state.done = true;
   }

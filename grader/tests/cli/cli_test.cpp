@@ -11,12 +11,12 @@ namespace labgrade {
 namespace {
 namespace fs = std::filesystem;
 
-struct Run {
+struct LabgradeRun {
   ProcessResult process;
   nlohmann::json report;  // null when no JSON report was written
 };
 
-Run labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
+LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
   const fs::path json = fs::path(::testing::TempDir()) /
                         (std::string("cli_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
   fs::remove(json);
@@ -30,7 +30,7 @@ Run labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
   }
   spec.timeout_seconds = timeout_seconds;
   spec.extra_env = {{"NO_COLOR", "1"}};
-  Run run{run_process(spec), nullptr};
+  LabgradeRun run{run_process(spec), nullptr};
   if (fs::exists(json)) {
     std::ifstream in(json);
     run.report = nlohmann::json::parse(in);
@@ -54,7 +54,7 @@ bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (needle) << "' not in:\n" << (haystack)
 
 TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
-  const Run run = labgrade({"list"});
+  const LabgradeRun run = labgrade({"list"});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   EXPECT_CONTAINS(run.process.output, "01_vector_add");
   EXPECT_CONTAINS(run.process.output, "Vector addition and SAXPY");
@@ -63,7 +63,7 @@ TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
 
 TEST(LabgradeCli, EveryCommandHasHelp) {
   for (const char* command : {"list", "check", "grade"}) {
-    const Run run = labgrade({command, "--help"});
+    const LabgradeRun run = labgrade({command, "--help"});
     EXPECT_EQ(run.process.exit_code, 0) << command;
     EXPECT_CONTAINS(run.process.output, "Usage");
   }
@@ -71,7 +71,7 @@ TEST(LabgradeCli, EveryCommandHasHelp) {
 }
 
 TEST(LabgradeCli, UnknownLabIsAUsageError) {
-  const Run run = labgrade({"grade", "99_nothing", "--submission", submission("off_by_one")});
+  const LabgradeRun run = labgrade({"grade", "99_nothing", "--submission", submission("off_by_one")});
   EXPECT_EQ(run.process.exit_code, 2) << run.process.output;
   EXPECT_CONTAINS(run.process.output, "99_nothing");
   EXPECT_CONTAINS(run.process.output, "01_vector_add");  // names the labs that exist
@@ -84,7 +84,7 @@ TEST(LabgradeCli, BadArgumentsAreAUsageError) {
 }
 
 TEST(LabgradeCli, AMissingStudentFileRejectsTheSubmission) {
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("misnamed_file")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("misnamed_file")});
   EXPECT_EQ(run.process.exit_code, 4) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["status"], "submission_rejected");
@@ -93,19 +93,19 @@ TEST(LabgradeCli, AMissingStudentFileRejectsTheSubmission) {
 }
 
 TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("syntax_error")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("syntax_error")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["points_earned"], 0);
   EXPECT_EQ(run.report["points_possible"], 100);
   EXPECT_FALSE(run.report["build"]["succeeded"].get<bool>());
-  EXPECT_CONTAINS(run.report["build"]["output"].get<std::string>(), "vector_add.cu(7)");  // nvcc's own message
+  EXPECT_CONTAINS(run.report["build"]["output"].get<std::string>(), "vector_add.cu(8): error: expected a \";\"");  // nvcc's own message
   EXPECT_CONTAINS(run.process.output, "Compiler output");
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run");
 }
 
 TEST(LabgradeCli, ReferenceSolutionScoresFullMarks) {
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.report["build"]["output"];
   if (!has_gpu()) {
@@ -121,7 +121,7 @@ TEST(LabgradeCli, ReferenceSolutionScoresFullMarks) {
 }
 
 TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
-  const Run run = labgrade({"check", "01_vector_add"});  // the skeleton in labs/01_vector_add
+  const LabgradeRun run = labgrade({"check", "01_vector_add"});  // the skeleton in labs/01_vector_add
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["mode"], "check");
   EXPECT_EQ(run.report["points_possible"], 20);
@@ -136,7 +136,7 @@ TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
 
 TEST(LabgradeCli, TheUntouchedSkeletonScoresZeroAndNamesEachFailure) {
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device: the skeleton's tests cannot run";
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", course_file("labs/01_vector_add")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", course_file("labs/01_vector_add")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["points_earned"], 0) << run.process.output;
@@ -150,7 +150,7 @@ TEST(LabgradeCli, TheUntouchedSkeletonScoresZeroAndNamesEachFailure) {
 
 TEST(LabgradeCli, AnOffByOneEarnsPartialCredit) {
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("off_by_one")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("off_by_one")});
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_GT(run.report["points_earned"].get<double>(), 0);
   EXPECT_LT(run.report["points_earned"].get<double>(), 100);
@@ -161,7 +161,7 @@ TEST(LabgradeCli, AnOffByOneEarnsPartialCredit) {
 
 TEST(LabgradeCli, OutOfBoundsWritesCostOnlyTheirOwnTests) {
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("out_of_bounds")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("out_of_bounds")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   const auto& crashed = test_named(run.report, "VectorAdd.LargePrime");
@@ -173,7 +173,7 @@ TEST(LabgradeCli, OutOfBoundsWritesCostOnlyTheirOwnTests) {
 
 TEST(LabgradeCli, AKernelThatNeverReturnsTimesOutAndTheRestRuns) {
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  const Run run = labgrade({"grade", "01_vector_add", "--submission", submission("never_returns")});
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("never_returns")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(test_named(run.report, "Saxpy.OneWarpMinusOne")["status"], "timed out");

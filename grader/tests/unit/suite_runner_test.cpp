@@ -64,6 +64,14 @@ TEST_F(RunTests, ALostContextFailsThatTestAndRestartsForTheOthers) {
   EXPECT_EQ(result.processes, 2);
 }
 
+TEST_F(RunTests, ALostContextReportedAfterTheTestEndedStillFailsIt) {
+  const SuiteRun result = run("A.one=lose-after-end", {"A.one", "B.two"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Crashed);
+  EXPECT_NE(result.outcomes[0].message.find("cudaErrorIllegalAddress"), std::string::npos) << result.outcomes[0].message;
+  EXPECT_NE(result.outcomes[0].message.find("cudaDeviceSynchronize failed"), std::string::npos);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
+}
+
 TEST_F(RunTests, EveryTestCrashingStillEnds) {
   const SuiteRun result = run("A.one=segv;B.two=segv;C.three=segv", {"A.one", "B.two", "C.three"});
   for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Crashed) << outcome.name;

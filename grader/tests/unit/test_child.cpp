@@ -10,7 +10,7 @@
 //
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
 // FAKE_LISTING for --gtest_list_tests, and for --gtest_filter replays FAKE_SCRIPT, a ';'-separated
-// list of "<test>=<pass|fail|skip|segv|hang|lose>" applied to the tests of the filter in order.
+// list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end>" applied to the tests of the filter in order.
 #include <unistd.h>
 
 #include <csignal>
@@ -64,7 +64,10 @@ int fake_harness(const std::string& argument) {
     const std::string action = script.count(test) ? script[test] : "pass";
     if (action == "segv") std::raise(SIGSEGV);
     if (action == "hang") hang();
-    if (action == "lose") {
+    if (action == "lose" || action == "lose-after-end") {
+      if (action == "lose-after-end") {  // what the real listener does: the end event, then the loss
+        write_result(R"({"event":"end","test":")" + test + R"(","status":"failed","ms":1,"message":"cudaDeviceSynchronize failed"})");
+      }
       write_result(R"({"event":"context_lost","test":")" + test + R"(","error":"cudaErrorIllegalAddress: an illegal memory access was encountered"})");
       std::printf("stderr of %s\n", test.c_str());
       return 86;

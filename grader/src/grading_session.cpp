@@ -172,9 +172,12 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   report.tests = score_tests(loaded.lab, suite.outcomes, only_public);
   report.test_seconds = seconds_since(test_start);
   if (!suite.cuda_device) {
+    std::string reason = suite.no_device_reason;
+    const std::string redundant = "no CUDA device: ";
+    if (reason.rfind(redundant, 0) == 0) reason.erase(0, redundant.size());
     return finish(RunStatus::NoCudaDevice,
-                  fmt::format("no CUDA device is visible ({}): the code compiled, but its tests were skipped, so "
-                              "this is not a grade", suite.no_device_reason));
+                  fmt::format("not a grade: the code compiled, but no CUDA device is usable here, so its tests "
+                              "were skipped; {}", reason));
   }
   const bool all_passed = std::all_of(report.tests.begin(), report.tests.end(), [](const ScoredTest& test) {
     return test.outcome.status == TestStatus::Passed;

@@ -88,8 +88,10 @@ void write_text_report(std::ostream& out, const GradeReport& report, const TextS
   bool heading = false;
   for (const auto& test : report.tests) {
     // Tests that never ran share one reason, already given next to the score.
+    const bool skipped_for_no_gpu =
+        report.status == RunStatus::NoCudaDevice && test.outcome.status == TestStatus::Skipped;
     if (test.outcome.status == TestStatus::Passed || test.outcome.status == TestStatus::NotRun ||
-        test.outcome.message.empty()) {
+        skipped_for_no_gpu || test.outcome.message.empty()) {
       continue;
     }
     if (!heading) out << "\nDetails:\n";

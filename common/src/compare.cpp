@@ -1,0 +1,124 @@
+#include "cudalabs/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+namespace cudalabs {
+namespace {
+
+// True when every byte of the value is 0xFF: the poison suites write before the code under test.
+template <class T>
+bool is_poison(T value) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  return std::all_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b == 0xFF; });
+}
+
+template <class T>
+CompareReport compare_values(const std::vector<T>& expected, const std::vector<T>& actual,
+                             Tolerance tolerance, std::size_t max_listed, ValueKind kind) {
+  CompareReport report;
+  report.tolerance = tolerance;
+  report.kind = kind;
+  report.expected_size = expected.size();
+  report.actual_size = actual.size();
+  report.checked = std::min(expected.size(), actual.size());
+
+  for (std::size_t i = 0; i < report.checked; ++i) {
+    const T e = expected[i];
+    const T a = actual[i];
+    bool pass = false;
+    bool unwritten = false;
+    if constexpr (std::is_floating_point_v<T>) {
+      // The poison is a NaN, so it must be caught before the NaN rule could accept it.
+      unwritten = is_poison(a) && !is_poison(e);
+      pass = !unwritten && within_tolerance(e, a, tolerance);
+    } else {
+      pass = (e == a);
+      unwritten = !pass && is_poison(a);
+    }
+    if (pass) continue;
+    ++report.mismatches;
+    if (unwritten) ++report.never_written;
+    if (report.first.size() < max_listed) {
+      report.first.push_back(Mismatch{i, static_cast<double>(e), static_cast<double>(a), unwritten});
+    }
+  }
+  return report;
+}
+
+std::string format_value(double value, ValueKind kind) {
+  switch (kind) {
+    case ValueKind::Float: return fmt::format("{}", static_cast<float>(value));
+    case ValueKind::Int: return fmt::format("{}", static_cast<std::int64_t>(value));
+    case ValueKind::Double: break;
+  }
+  return fmt::format("{}", value);
+}
+
+std::string format_tolerance(const CompareReport& report) {
+  if (report.kind == ValueKind::Int) return "exact";
+  return fmt::format("tolerance abs {}, rel {}", report.tolerance.abs, report.tolerance.rel);
+}
+
+std::string format_mismatch(const Mismatch& m, const CompareReport& report) {
+  std::string line = fmt::format("  [{}] expected {}, got ", m.index, format_value(m.expected, report.kind));
+  if (m.never_written) return line + "<never written (still 0xFF poison)>";
+  line += format_value(m.actual, report.kind);
+  if (report.kind != ValueKind::Int && std::isfinite(m.expected) && std::isfinite(m.actual)) {
+    const double allowed = report.tolerance.abs + report.tolerance.rel * std::fabs(m.expected);
+    line += fmt::format(" (difference {:.3g}, allowed {:.3g})", std::fabs(m.actual - m.expected), allowed);
+  }
+  return line;
+}
+
+}  // namespace
+
+bool within_tolerance(double expected, double actual, Tolerance tolerance) {
+  if (std::isnan(expected)) return std::isnan(actual);
+  if (std::isnan(actual)) return false;
+  // abs + rel * inf would accept anything: infinities must match exactly.
+  if (std::isinf(expected) || std::isinf(actual)) return expected == actual;
+  return std::fabs(actual - expected) <= tolerance.abs + tolerance.rel * std::fabs(expected);
+}
+
+CompareReport compare_floats(const std::vector<float>& expected, const std::vector<float>& actual,
+                             Tolerance tolerance, std::size_t max_listed) {
+  return compare_values(expected, actual, tolerance, max_listed, ValueKind::Float);
+}
+
+CompareReport compare_doubles(const std::vector<double>& expected, const std::vector<double>& actual,
+                              Tolerance tolerance, std::size_t max_listed) {
+  return compare_values(expected, actual, tolerance, max_listed, ValueKind::Double);
+}
+
+CompareReport compare_ints(const std::vector<int>& expected, const std::vector<int>& actual,
+                           std::size_t max_listed) {
+  return compare_values(expected, actual, Tolerance{}, max_listed, ValueKind::Int);
+}
+
+std::string CompareReport::to_string(std::string_view what) const {
+  std::string out;
+  if (!sizes_match()) {
+    out += fmt::format("{}: expected {} elements, got {}\n", what, expected_size, actual_size);
+  }
+  if (mismatches == 0) {
+    out += fmt::format("{}: {} {} elements match ({})", what, sizes_match() ? "all" : "the first",
+                       checked, format_tolerance(*this));
+    return out;
+  }
+  out += fmt::format("{}: {} of {} elements differ ({})", what, mismatches, checked, format_tolerance(*this));
+  if (never_written > 0) out += fmt::format("; {} never written", never_written);
+  if (never_written == checked) out += " (nothing was written: did the kernel run?)";
+  for (const Mismatch& m : first) out += "\n" + format_mismatch(m, *this);
+  if (mismatches > first.size()) out += fmt::format("\n  ... and {} more", mismatches - first.size());
+  return out;
+}
+
+}  // namespace cudalabs

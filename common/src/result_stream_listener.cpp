@@ -1,14 +1,13 @@
-#include <cerrno>
 #include <cstdlib>
 #include <string>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/result_stream.hpp"
+#include "result_stream_fd.hpp"
 
 namespace cudalabs {
 namespace {
@@ -18,8 +17,6 @@ constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 
 class ResultStreamListener : public ::testing::EmptyTestEventListener {
  public:
-  explicit ResultStreamListener(int fd) : fd_(fd) {}
-
   void OnTestProgramStart(const ::testing::UnitTest&) override {
     std::string reason;
     nlohmann::json event{{"event", "environment"}};
@@ -89,29 +86,17 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     std::_Exit(kContextLostExitCode);
   }
 
-  void emit(const nlohmann::json& event) {
-    const std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::size_t written = 0;
-    while (written < line.size()) {
-      const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // labgrade went away; nothing useful left to do with the stream
-      written += static_cast<std::size_t>(n);
-    }
+  static void emit(const nlohmann::json& event) {
+    emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 
-  int fd_;
 };
 
 }  // namespace
 
 void install_result_stream_from_environment() {
-  const char* value = std::getenv(kResultFdVariable);
-  if (!value || !*value) return;
-  char* end = nullptr;
-  const long fd = std::strtol(value, &end, 10);
-  if (*end != '\0' || fd < 0) return;
-  ::testing::UnitTest::GetInstance()->listeners().Append(new ResultStreamListener(static_cast<int>(fd)));
+  if (!open_result_stream_from_environment()) return;
+  ::testing::UnitTest::GetInstance()->listeners().Append(new ResultStreamListener());
 }
 
 }  // namespace cudalabs

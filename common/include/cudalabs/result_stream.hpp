@@ -7,8 +7,11 @@
 //   {"event":"start","test":"VectorAdd.SingleElement"}
 //   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
 //   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
+//   {"event":"measurement","test":"Performance.x",...}   (a performance case's figures, see performance_case.hpp)
 //   {"event":"done"}
 // A test that starts but never ends crashed or hung; labgrade reruns the tests after it in a new process.
+#include <string>
+
 namespace cudalabs {
 
 inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
@@ -19,5 +22,10 @@ inline constexpr int kContextLostExitCode = 86;
 // Installs the result-stream listener when CUDALABS_RESULT_FD is set; a no-op otherwise, so a
 // harness run by hand behaves like any GoogleTest binary.
 void install_result_stream_from_environment();
+
+// Writes one event (a JSON object, serialised on one line) to the result stream; a no-op when the
+// harness runs without one. Every event goes through here, from the listener and from suites.
+void emit_result_event(const std::string& json_object);
+bool result_stream_active();
 
 }  // namespace cudalabs

@@ -1,0 +1,26 @@
+#pragma once
+// What this device can actually do, measured in-process rather than read off a spec sheet, so a
+// "fraction of peak" means the same on a throttled, shared or differently clocked GPU.
+#include <string>
+
+namespace cudalabs::timing {
+
+// Achievable DRAM bandwidth of the current device in GB/s (1e9 bytes/s, read + write bytes):
+// median of 20 L2-flushed runs of a grid-stride float4 copy between two buffers far larger than
+// L2 (512 MiB each, less when free memory is short). Measured once per device per process
+// (about 0.1 s), then cached; thread-safe. Throws CudaError on CUDA failure.
+double measured_copy_bandwidth_gbs();
+
+struct ClockReading {
+  double sm_clock_mhz_measured = 0;  // clock64() cycles per event-timed microsecond, now
+  double sm_clock_mhz_max = 0;       // cudaDevAttrClockRate (peak), 0 when not offered
+  double memory_clock_mhz = 0;       // cudaDevAttrMemoryClockRate (peak), 0 when not offered
+  std::string note;                  // why a field is 0, if one is; empty otherwise
+};
+
+// The current device's clocks. The measured SM clock is the median of a few runs of a one-thread
+// kernel spinning on clock64() for a fixed cycle count (about 10 ms each). Not cached: clocks
+// change. Throws CudaError on CUDA failure.
+ClockReading read_clocks();
+
+}  // namespace cudalabs::timing

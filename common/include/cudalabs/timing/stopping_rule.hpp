@@ -1,0 +1,31 @@
+#pragma once
+// When to stop taking samples: once the median is known precisely enough, or when the sample
+// or time budget is spent. Host-only.
+#include "cudalabs/timing/statistics.hpp"
+
+namespace cudalabs::timing {
+
+struct SamplingPolicy {
+  int warmup = 3;                     // launches of each implementation before any sample
+  int min_samples = 10;               // never stop on precision before this many samples
+  int max_samples = 1000;             // hard cap on samples (rounds, for paired measurements)
+  double target_relative_ci = 0.01;   // stop once the median's CI half-width <= 1% of it
+  double confidence = 0.95;           // of that interval
+  double time_budget_seconds = 2.0;   // hard cap on wall time of one measurement
+};
+
+// Throws std::invalid_argument naming the field when a policy makes no sense: negative warm-up;
+// min_samples below what the confidence needs (min_samples_for_confidence: a smaller sample's
+// interval would claim a confidence it does not have); max_samples < min_samples; a target that
+// is not positive and finite; a confidence outside (0, 1); a budget that is not positive and finite.
+void validate(const SamplingPolicy& policy);
+
+// True when sampling should stop:
+//  - tracked.samples >= min_samples and tracked.relative_halfwidth() <= target: *target_met = true;
+//  - else tracked.samples >= max_samples or elapsed_seconds >= budget: *target_met = false.
+// The budget is a hard cap, even before min_samples: the caller sees target_met == false and the
+// sample count. target_met may be null. The policy is assumed valid (see validate).
+bool should_stop(const SampleSummary& tracked, double elapsed_seconds, const SamplingPolicy& policy,
+                 bool* target_met);
+
+}  // namespace cudalabs::timing

@@ -1,0 +1,61 @@
+#include "cudalabs/timing/stopping_rule.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace cudalabs::timing {
+namespace {
+
+[[noreturn]] void reject(const std::string& what) {
+  throw std::invalid_argument("SamplingPolicy: " + what);
+}
+
+bool positive_finite(double value) { return std::isfinite(value) && value > 0.0; }
+
+}  // namespace
+
+void validate(const SamplingPolicy& policy) {
+  if (policy.warmup < 0) reject("warmup must be >= 0, got " + std::to_string(policy.warmup));
+  if (!(policy.confidence > 0.0 && policy.confidence < 1.0)) {
+    reject("confidence must lie strictly between 0 and 1, got " + std::to_string(policy.confidence));
+  }
+  const std::size_t needed = min_samples_for_confidence(policy.confidence);
+  if (policy.min_samples < 0 || static_cast<std::size_t>(policy.min_samples) < needed) {
+    reject("min_samples must be >= " + std::to_string(needed) + " for a " +
+           std::to_string(policy.confidence) + " confidence interval of the median, got " +
+           std::to_string(policy.min_samples));
+  }
+  if (policy.max_samples < policy.min_samples) {
+    reject("max_samples (" + std::to_string(policy.max_samples) + ") must be >= min_samples (" +
+           std::to_string(policy.min_samples) + ")");
+  }
+  if (!positive_finite(policy.target_relative_ci)) {
+    reject("target_relative_ci must be positive and finite, got " +
+           std::to_string(policy.target_relative_ci));
+  }
+  if (!positive_finite(policy.time_budget_seconds)) {
+    reject("time_budget_seconds must be positive and finite, got " +
+           std::to_string(policy.time_budget_seconds));
+  }
+}
+
+bool should_stop(const SampleSummary& tracked, double elapsed_seconds, const SamplingPolicy& policy,
+                 bool* target_met) {
+  bool met = false;
+  bool stop = false;
+  const auto samples = tracked.samples;
+  if (samples >= static_cast<std::size_t>(policy.min_samples) &&
+      tracked.relative_halfwidth() <= policy.target_relative_ci) {
+    met = true;
+    stop = true;
+  } else if (samples >= static_cast<std::size_t>(policy.max_samples) ||
+             elapsed_seconds >= policy.time_budget_seconds) {
+    stop = true;
+  }
+  if (target_met != nullptr) *target_met = met;
+  return stop;
+}
+
+}  // namespace cudalabs::timing

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "forbid_rules_reader.hpp"
+#include "performance_reader.hpp"
 #include "spelling.hpp"
 #include "yaml_fields.hpp"
 
@@ -27,6 +29,12 @@ std::string_view to_string(Visibility visibility) {
 const TestSpec* LabConfig::find_test(std::string_view name) const {
   const auto found = std::find_if(tests.begin(), tests.end(), [&](const TestSpec& test) { return test.name == name; });
   return found == tests.end() ? nullptr : &*found;
+}
+
+const PerformanceSpec* LabConfig::find_performance_test(std::string_view test_name) const {
+  const auto found = std::find_if(performance.begin(), performance.end(),
+                                  [&](const PerformanceSpec& spec) { return spec.test_name() == test_name; });
+  return found == performance.end() ? nullptr : &*found;
 }
 
 double LabConfig::timeout_for_tests(const CourseConfig& course) const {
@@ -169,12 +177,17 @@ TestsRead read_tests(const MapReader& top, FileDiagnostics& diagnostics, LabConf
 }
 
 // Checked only when every number involved was read, so one typo does not cause a second error.
-void check_points_add_up(const MapReader& top, const TestsRead& tests, const std::optional<double>& total,
-                         FileDiagnostics& diagnostics) {
-  if (!total || !tests.all_points_read) return;
-  if (std::abs(tests.points - *total) <= 1e-9) return;
+void check_points_add_up(const MapReader& top, const TestsRead& tests, const detail::PerformanceRead& performance,
+                         const std::optional<double>& total, FileDiagnostics& diagnostics) {
+  if (!total || !tests.all_points_read || !performance.all_points_read) return;
+  const double sum = tests.points + performance.points;
+  if (std::abs(sum - *total) <= 1e-9) return;
   diagnostics.add(top.find("total_points")->mark, "total_points",
-                  fmt::format("total_points is {}, but the points of tests: add up to {}", *total, tests.points));
+                  !performance.present
+                      ? fmt::format("total_points is {}, but the points of tests: add up to {}", *total, sum)
+                      : fmt::format("total_points is {}, but the points of tests: ({}) and performance: ({}) add "
+                                    "up to {}",
+                                    *total, tests.points, performance.points, sum));
 }
 
 }  // namespace
@@ -187,7 +200,8 @@ LabConfig load_lab_config(const fs::path& file) {
     const Located whole_file{*root, "", root->Mark()};
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
-          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "tolerances", "tests"});
+          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "tolerances", "tests",
+           "performance", "forbid"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);
@@ -195,7 +209,12 @@ LabConfig load_lab_config(const fs::path& file) {
       read_student_files(*top, diagnostics, lab);
       lab.test_timeout_seconds = top->optional_number("test_timeout_seconds", NumberRange::Positive);
       read_tolerances(*top, diagnostics, lab);
-      check_points_add_up(*top, read_tests(*top, diagnostics, lab), total, diagnostics);
+      lab.forbid = detail::read_forbid_rules(*top, diagnostics);
+      const TestsRead tests = read_tests(*top, diagnostics, lab);
+      lab.performance_line = line_of(top->key_mark("performance").value_or(YAML::Mark::null_mark()));
+      detail::PerformanceRead performance = detail::read_performance(*top, diagnostics);
+      lab.performance = performance.cases;
+      check_points_add_up(*top, tests, performance, total, diagnostics);
     }
   }
   diagnostics.throw_if_any();
@@ -216,7 +235,7 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   // A misspelt YAML name is most likely one of the suite's tests that the YAML does not list.
   std::vector<std::string> unlisted;
   for (const std::string& name : suite_tests) {
-    if (!lab.find_test(name)) unlisted.push_back(name);
+    if (!lab.find_test(name) && !lab.find_performance_test(name)) unlisted.push_back(name);
   }
 
   for (std::size_t i = 0; i < lab.tests.size(); ++i) {
@@ -239,11 +258,31 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
            fmt::format("{} has no test named '{}'{}", suite, test.name, hint));
   }
 
+  for (std::size_t i = 0; i < lab.performance.size(); ++i) {
+    const PerformanceSpec& spec = lab.performance[i];
+    const bool found = in_suite.count(spec.test_name()) > 0;
+    if (only_public && spec.visibility == Visibility::Hidden) {
+      if (found) {
+        report(spec.line, detail::item_path("performance", i) + ".visibility",
+               fmt::format("performance case '{}' is declared hidden, but {} contains {}", spec.name, suite,
+                           spec.test_name()));
+      }
+      continue;
+    }
+    if (found) continue;
+    report(spec.line, detail::item_path("performance", i) + ".name",
+           fmt::format("{} has no test {} for performance case '{}'{}", suite, spec.test_name(), spec.name,
+                       detail::did_you_mean(spec.test_name(), unlisted, 3)));
+  }
+
   std::set<std::string> reported;
   for (const std::string& name : unlisted) {
     if (!reported.insert(name).second) continue;
-    report(lab.tests_line, "tests",
-           fmt::format("{} has test '{}', which tests: does not list (give it points, even 0)", suite, name));
+    const bool timed = name.rfind("Performance.", 0) == 0;
+    report(timed ? lab.performance_line : lab.tests_line, timed ? "performance" : "tests",
+           timed ? fmt::format("{} has test '{}', which performance: does not list as case '{}'", suite, name,
+                               name.substr(std::string("Performance.").size()))
+                 : fmt::format("{} has test '{}', which tests: does not list (give it points, even 0)", suite, name));
   }
   return problems;
 }

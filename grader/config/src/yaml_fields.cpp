@@ -288,6 +288,11 @@ std::optional<std::uint64_t> MapReader::require_positive_integer(std::string_vie
   return value ? read_positive_integer(*value, *diagnostics_) : std::nullopt;
 }
 
+std::optional<std::uint64_t> MapReader::optional_positive_integer(std::string_view key) const {
+  const std::optional<Located> value = find(key);
+  return value ? read_positive_integer(*value, *diagnostics_) : std::nullopt;
+}
+
 std::optional<std::string> MapReader::require_choice(std::string_view key,
                                                      const std::vector<std::string>& choices) const {
   const std::optional<Located> value = require(key, one_of(choices));

@@ -87,6 +87,7 @@ class MapReader {
   std::optional<double> require_number(std::string_view key, NumberRange range) const;
   std::optional<double> optional_number(std::string_view key, NumberRange range) const;
   std::optional<std::uint64_t> require_positive_integer(std::string_view key) const;
+  std::optional<std::uint64_t> optional_positive_integer(std::string_view key) const;
   std::optional<std::string> require_choice(std::string_view key, const std::vector<std::string>& choices) const;
   // Non-empty lists; `items` names what the list holds, for messages ("file names").
   std::vector<Located> require_list(std::string_view key, std::string_view items) const;

@@ -103,6 +103,29 @@ TEST(CourseConfig, ReportsEveryBadDefault) {
                       {7, 21, "defaults.max_output_bytes", {"positive integer", "'-1'"}}});
 }
 
+TEST(CourseConfig, ReadsTimingSettings) {
+  const CourseConfig course = load_course_config(kFixtures / "course.yaml");
+  EXPECT_EQ(course.timing.warmup, 2);
+  EXPECT_EQ(course.timing.min_samples, 8);
+  EXPECT_EQ(course.timing.max_samples, 500);
+  EXPECT_DOUBLE_EQ(course.timing.target_relative_ci, 0.02);
+  EXPECT_DOUBLE_EQ(course.timing.confidence, 0.9);
+  EXPECT_DOUBLE_EQ(course.timing.time_budget_seconds, 1.5);
+  EXPECT_EQ(course.timing.remeasure_attempts, 1);
+}
+
+TEST(CourseConfig, ReportsEveryBadTimingSetting) {
+  const fs::path file = kFixtures / "bad_course_timing.yaml";
+  expect_diagnostics(course_errors(file), file,
+                     {{5, 11, "timing.warmup", {"non-negative number", "'-1'"}},
+                      {6, 16, "timing.min_samples", {"at least 5 samples", "3"}},
+                      {7, 16, "timing.max_samples", {"at least min_samples (3)", "2"}},
+                      {8, 23, "timing.target_relative_ci", {"fraction", "5"}},
+                      {9, 15, "timing.confidence", {"below 1", "1.5"}},
+                      {10, 24, "timing.time_budget_seconds", {"positive number", "'0'"}},
+                      {12, 3, "timing.samples", {"unknown key 'samples'"}}});
+}
+
 // ---- valid lab files -----------------------------------------------------------------------
 
 TEST(LabConfig, LoadsEveryField) {
@@ -373,3 +396,127 @@ TEST(RepositoryConfig, EveryLabFileLoads) {
 }
 
 }  // namespace
+
+// ---- performance cases ---------------------------------------------------------------------
+
+namespace cudalabs::config {
+namespace {
+
+TEST(PerformanceConfig, LoadsEveryThresholdKind) {
+  const LabConfig lab = load_lab_config(lab_fixture("performance_lab"));
+  ASSERT_EQ(lab.performance.size(), 4u);
+  EXPECT_EQ(lab.performance_line, 8);
+  const PerformanceSpec& ratio = lab.performance[0];
+  EXPECT_EQ(ratio.test_name(), "Performance.ratio_case");
+  EXPECT_EQ(ratio.threshold.kind, ThresholdKind::MaxRatioToSolution);
+  EXPECT_DOUBLE_EQ(ratio.threshold.value, 1.1);
+  ASSERT_TRUE(ratio.partial_credit);
+  EXPECT_DOUBLE_EQ(ratio.partial_credit->zero_at, 2.0);
+  EXPECT_EQ(ratio.line, 9);
+  EXPECT_EQ(lab.performance[1].visibility, Visibility::Public);
+  EXPECT_EQ(lab.performance[1].threshold.kind, ThresholdKind::MinFractionOfPeakBandwidth);
+  EXPECT_FALSE(lab.performance[2].partial_credit);
+  const PerformanceThreshold& absolute = lab.performance[3].threshold;
+  EXPECT_EQ(absolute.kind, ThresholdKind::MaxMs);
+  EXPECT_EQ(absolute.limit_for("NVIDIA H100 80GB HBM3"), 0.5);
+  EXPECT_EQ(absolute.limit_for("NVIDIA A100-SXM4-80GB"), 2.5);
+  EXPECT_EQ(lab.find_performance_test("Performance.flops_case"), &lab.performance[2]);
+  EXPECT_EQ(lab.find_performance_test("flops_case"), nullptr);
+}
+
+TEST(PerformanceConfig, ReportsImpossibleThresholds) {
+  expect_lab_errors(
+      "bad_performance",
+      {{4, 15, "total_points", {"tests: (50)", "performance: (55)", "105"}},
+       {9, 91, "performance[0].threshold.max_ratio_to_solution", {"positive number", "'0'"}},
+       {10, 99, "performance[1].threshold.min_fraction_of_peak_bandwidth", {"at most 1", "1.5"}},
+       {11, 66, "performance[2].threshold", {"exactly one threshold", "got 2"}},
+       {12, 123, "performance[3].partial_credit.zero_at", {"greater than the threshold 1.5", "1.2"}},
+       {13, 12, "performance[4].name", {"C identifier", "'bad-name'"}},
+       {14, 12, "performance[5].name", {"listed twice (first on line 9)"}},
+       {14, 96, "performance[5].partial", {"unknown key 'partial'"}}});
+}
+
+TEST(PerformanceConfig, SuiteMustDefineEachCaseAndNoOthers) {
+  const LabConfig lab = load_lab_config(lab_fixture("performance_lab"));
+  const auto problems = check_against_suite(
+      lab, {"Basic.Works", "Performance.ratio_case", "Performance.bandwidth_cas", "Performance.flops_case",
+            "Performance.absolute_case"},
+      false);
+  ASSERT_EQ(problems.size(), 2u) << all_text(problems);
+  EXPECT_EQ(problems[0].line, 14);
+  EXPECT_EQ(problems[0].field, "performance[1].name");
+  EXPECT_NE(problems[0].message.find("no test Performance.bandwidth_case"), std::string::npos);
+  EXPECT_NE(problems[0].message.find("did you mean 'Performance.bandwidth_cas'?"), std::string::npos);
+  EXPECT_EQ(problems[1].line, 8);
+  EXPECT_EQ(problems[1].field, "performance");
+  EXPECT_NE(problems[1].message.find("does not list as case 'bandwidth_cas'"), std::string::npos);
+}
+
+TEST(PerformanceConfig, SelfCheckSuiteHoldsOnlyPublicCases) {
+  const LabConfig lab = load_lab_config(lab_fixture("performance_lab"));
+  EXPECT_TRUE(check_against_suite(lab, {"Basic.Works", "Performance.bandwidth_case"}, true).empty());
+  const auto problems = check_against_suite(lab, {"Basic.Works", "Performance.bandwidth_case",
+                                                  "Performance.ratio_case"}, true);
+  ASSERT_EQ(problems.size(), 1u) << all_text(problems);
+  EXPECT_EQ(problems[0].field, "performance[0].visibility");
+}
+
+PerformanceSpec spec_with(ThresholdKind kind, double value, std::optional<double> zero_at) {
+  PerformanceSpec spec;
+  spec.name = "case";
+  spec.threshold.kind = kind;
+  spec.threshold.value = value;
+  if (zero_at) spec.partial_credit = PartialCredit{*zero_at};
+  return spec;
+}
+
+TEST(PerformanceVerdict, RatioGetsFullCreditUpToTheThresholdThenLinear) {
+  const PerformanceSpec spec = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
+  EXPECT_DOUBLE_EQ(judge(spec, {0.9, 0.88, 0.92}, "gpu").credit, 1.0);
+  EXPECT_DOUBLE_EQ(judge(spec, {1.1, 1.09, 1.11}, "gpu").credit, 1.0);
+  EXPECT_NEAR(judge(spec, {1.55, 1.5, 1.6}, "gpu").credit, 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(judge(spec, {2.0, 1.9, 2.1}, "gpu").credit, 0.0);
+  EXPECT_DOUBLE_EQ(judge(spec, {7.0, 6.0, 8.0}, "gpu").credit, 0.0);
+}
+
+TEST(PerformanceVerdict, WithoutPartialCreditItIsAllOrNothing) {
+  const PerformanceSpec spec = spec_with(ThresholdKind::MaxRatioToSolution, 1.05, std::nullopt);
+  EXPECT_DOUBLE_EQ(judge(spec, {1.04, 1.03, 1.05}, "gpu").credit, 1.0);
+  EXPECT_DOUBLE_EQ(judge(spec, {1.06, 1.05, 1.07}, "gpu").credit, 0.0);
+}
+
+TEST(PerformanceVerdict, FractionOfPeakCreditFallsTowardsZeroAt) {
+  const PerformanceSpec spec = spec_with(ThresholdKind::MinFractionOfPeakBandwidth, 0.8, 0.4);
+  EXPECT_DOUBLE_EQ(judge(spec, {0.85, 0.84, 0.86}, "gpu").credit, 1.0);
+  EXPECT_NEAR(judge(spec, {0.7, 0.69, 0.71}, "gpu").credit, 0.75, 1e-12);
+  EXPECT_DOUBLE_EQ(judge(spec, {0.3, 0.29, 0.31}, "gpu").credit, 0.0);
+}
+
+TEST(PerformanceVerdict, FlagsAnIntervalThatStraddlesTheLimit) {
+  const PerformanceSpec spec = spec_with(ThresholdKind::MaxRatioToSolution, 1.05, std::nullopt);
+  EXPECT_TRUE(judge(spec, {1.04, 1.03, 1.06}, "gpu").too_close_to_call);
+  EXPECT_FALSE(judge(spec, {1.2, 1.18, 1.22}, "gpu").too_close_to_call);
+}
+
+TEST(PerformanceVerdict, AbsoluteLimitsDependOnTheDevice) {
+  PerformanceSpec spec = spec_with(ThresholdKind::MaxMs, 0, std::nullopt);
+  spec.threshold.max_ms_by_device = {{"NVIDIA H100 80GB HBM3", 0.5}};
+  const Verdict h100 = judge(spec, {0.6, 0.59, 0.61}, "NVIDIA H100 80GB HBM3");
+  EXPECT_TRUE(h100.applicable);
+  EXPECT_DOUBLE_EQ(h100.limit, 0.5);
+  EXPECT_DOUBLE_EQ(h100.credit, 0.0);
+  EXPECT_NE(h100.explanation.find("required at most 0.5 ms"), std::string::npos) << h100.explanation;
+  const Verdict other = judge(spec, {9.0, 8.0, 10.0}, "Some Other GPU");
+  EXPECT_FALSE(other.applicable);
+  EXPECT_NE(other.explanation.find("not judged on this device"), std::string::npos) << other.explanation;
+}
+
+TEST(PerformanceVerdict, ExplainsTheFiguresBehindTheVerdict) {
+  const PerformanceSpec spec = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
+  EXPECT_EQ(judge(spec, {1.55, 1.5, 1.6}, "gpu").explanation,
+            "1.550x the solution's time (95% CI 1.500-1.600); required at most 1.1x: 50% of the points");
+}
+
+}  // namespace
+}  // namespace cudalabs::config

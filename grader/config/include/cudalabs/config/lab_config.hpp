@@ -10,6 +10,7 @@
 
 #include "cudalabs/config/course_config.hpp"
 #include "cudalabs/config/diagnostics.hpp"
+#include "cudalabs/config/performance.hpp"
 
 namespace cudalabs::config {
 
@@ -38,15 +39,20 @@ struct LabConfig {
   std::map<std::string, Tolerance> tolerances;
   std::vector<TestSpec> tests;
   int tests_line = 0;  // 1-based line of the `tests:` key, for diagnostics about the list as a whole
+  std::vector<PerformanceSpec> performance;  // timed cases; their points count towards total_points
+  int performance_line = 0;  // 1-based line of the `performance:` key; 0 when absent
+  ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
+  // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.
+  const PerformanceSpec* find_performance_test(std::string_view test_name) const;
   double timeout_for_tests(const CourseConfig& course) const;
 };
 
 // Throws ConfigError listing every problem in the file.
 LabConfig load_lab_config(const std::filesystem::path& file);
 
-// Compares the lab's tests with the names a GoogleTest binary reports (--gtest_list_tests).
+// Compares the lab's tests and performance cases with the names a GoogleTest binary reports (--gtest_list_tests).
 // Returns one diagnostic per mismatch; empty means consistent. With `only_public`, the suite is
 // the public self-check one: only the lab's public tests are compared with it.
 std::vector<Diagnostic> check_against_suite(const LabConfig& lab,

@@ -17,7 +17,8 @@ function(_cudalabs_harness_executable target lab_id output_dir)
   target_link_libraries(${target} PRIVATE cudalabs::harness lab_${lab_id}_student)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${lab_id}")
   target_compile_definitions(${target} PRIVATE
-    CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml")
+    CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml"
+    CUDALABS_COURSE_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/course.yaml")
   # The run path is exactly $ORIGIN and the CUDA libraries, in the build tree too: the student
   # library is whichever one sits beside the executable, never the skeleton's in the build tree.
   # DT_RPATH rather than DT_RUNPATH, so LD_LIBRARY_PATH cannot substitute another library.

@@ -2,7 +2,12 @@
 // Internal to common: opening the result stream the harness writes to.
 namespace cudalabs {
 
-// Reads the descriptor from CUDALABS_RESULT_FD; false when the variable is unset or invalid.
+// True when the stream is open: set up before main by set_trusted_result_channel, or else read
+// from CUDALABS_RESULT_FD; false when there is none.
 bool open_result_stream_from_environment();
+
+// Called by the harness's preinit function, before any constructor runs: the stream's descriptor
+// and the token every line must carry ("" for none). Uses no dynamic initialisation.
+void set_trusted_result_channel(int fd, const char* token) noexcept;
 
 }  // namespace cudalabs

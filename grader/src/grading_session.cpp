@@ -12,7 +12,9 @@
 #include "cudalabs/config/course_config.hpp"
 #include "cudalabs/config/lab_config.hpp"
 #include "scoring.hpp"
+#include "session_rules.hpp"
 #include "staging.hpp"
+#include "static_checks.hpp"
 #include "submission_builder.hpp"
 #include "suite_runner.hpp"
 
@@ -132,22 +134,45 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   report.ignored_not_listed = staged.ignored_not_listed;
   report.stage_seconds = seconds_since(start);
 
+  // The lab's `forbid:` rules: headers before the build, called functions after it. Breaking
+  // one scores 0 and nothing of the code runs.
+  const config::ForbidRules rules = forbid_rules_for(loaded.course, loaded.lab, paths.root);
+  auto broke_rules = [&](const std::vector<RuleViolation>& violations) {
+    for (const auto& violation : violations) report.rule_violations.push_back(violation.describe());
+    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code breaks a rule of the lab",
+                                  only_public);
+    const std::string more = violations.size() > 1 ? fmt::format(" (and {} more)", violations.size() - 1) : "";
+    return finish(RunStatus::RuleViolation, "score 0: " + violations.front().describe() + more);
+  };
+  if (const auto violations = scan_includes(staged.files, staged.taken_from, rules.includes); !violations.empty()) {
+    return broke_rules(violations);
+  }
+
   report.build = build_student_library(BuildRequest{loaded.recipe, staged.files, binary_dir,
                                                     loaded.course.build_timeout_seconds,
-                                                    loaded.course.max_output_bytes});
+                                                    loaded.course.max_output_bytes,
+                                                    compiler_limits(loaded.course.limits)});
   const RunStatus not_built = graded ? RunStatus::Graded : RunStatus::BuildFailed;
   if (!report.build.succeeded) {
     report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code did not compile", only_public);
     return finish(not_built, "the code did not compile; the compiler's messages are below");
+  }
+  const std::vector<std::string> called =
+      undefined_symbols(binary_dir / loaded.recipe.student_library, compiler_limits(loaded.course.limits));
+  const std::string compiled = fmt::format("the compiled code of {}", fmt::join(staged.taken_from, ", "));
+  if (const auto violations = check_symbols(called, rules.symbols, compiled); !violations.empty()) {
+    return broke_rules(violations);
   }
 
   const auto test_start = Clock::now();
   HarnessInvocation invocation;
   invocation.harness = place_harness(harness, binary_dir);
   invocation.working_dir = run_dir;
-  invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(paths.lab_config(request.lab)).string()}};
+  invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(paths.lab_config(request.lab)).string()},
+                    {"CUDALABS_COURSE_CONFIG", fs::absolute(paths.course_config()).string()}};
   invocation.test_timeout_seconds = loaded.lab.timeout_for_tests(loaded.course);
   invocation.max_output_bytes = loaded.course.max_output_bytes;
+  invocation.limits = test_process_limits(loaded.course.limits);
 
   const TestListing listing = list_tests(invocation);
   if (!listing.ok()) {

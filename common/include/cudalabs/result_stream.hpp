@@ -10,11 +10,18 @@
 //   {"event":"measurement","test":"Performance.x",...}   (a performance case's figures, see performance_case.hpp)
 //   {"event":"done"}
 // A test that starts but never ends crashed or hung; labgrade reruns the tests after it in a new process.
+//
+// Student code runs in the same process, so labgrade trusts a line only when it carries the
+// random token it handed this process through a second pipe (descriptor in
+// CUDALABS_RESULT_TOKEN_FD): {"token":"<32 hex digits>","event":...}. The harness reads the
+// token, and removes both variables, before any student constructor runs (see
+// common/src/result_channel_preinit.cpp).
 #include <string>
 
 namespace cudalabs {
 
 inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
+inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD";
 
 // Exit status of a harness that stopped because the CUDA context is unusable (sticky error).
 inline constexpr int kContextLostExitCode = 86;

@@ -52,8 +52,8 @@ void read_timing(const MapReader& top, FileDiagnostics& diagnostics, CourseConfi
   if (out.min_samples > 0 && out.max_samples > 0 && out.max_samples < out.min_samples) {
     complain("max_samples", fmt::format("must be at least min_samples ({}), got {}", out.min_samples, out.max_samples));
   }
-  if (out.min_samples > 0 && out.min_samples < 5) {
-    complain("min_samples", fmt::format("a median's 95% interval needs at least 5 samples, got {}", out.min_samples));
+  if (out.min_samples > 0 && out.min_samples < 6) {
+    complain("min_samples", fmt::format("a 95% interval of a median needs at least 6 samples, got {}", out.min_samples));
   }
   if (out.confidence >= 1) complain("confidence", fmt::format("must be below 1 (e.g. 0.95), got {}", out.confidence));
   if (out.target_relative_ci >= 1) {

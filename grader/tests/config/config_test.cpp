@@ -118,7 +118,7 @@ TEST(CourseConfig, ReportsEveryBadTimingSetting) {
   const fs::path file = kFixtures / "bad_course_timing.yaml";
   expect_diagnostics(course_errors(file), file,
                      {{5, 11, "timing.warmup", {"non-negative number", "'-1'"}},
-                      {6, 16, "timing.min_samples", {"at least 5 samples", "3"}},
+                      {6, 16, "timing.min_samples", {"at least 6 samples", "3"}},
                       {7, 16, "timing.max_samples", {"at least min_samples (3)", "2"}},
                       {8, 23, "timing.target_relative_ci", {"fraction", "5"}},
                       {9, 15, "timing.confidence", {"below 1", "1.5"}},

@@ -1,0 +1,98 @@
+// Takes the result channel out of student code's reach before student code can run.
+//
+// The harness executable lists capture_result_channel in its .preinit_array: the dynamic linker
+// runs it before the constructors of every shared library, so before any static constructor of
+// the student library. It reads the token labgrade wrote into the pipe named by
+// CUDALABS_RESULT_TOKEN_FD and closes that pipe, marks the result descriptor close-on-exec, and
+// removes both variables from the environment (their text too, so /proc/self/environ no longer
+// shows them). Every event line then carries the token, and labgrade ignores lines without it.
+//
+// Limits, honestly: student code runs in this process, so it can still find the descriptor (by
+// trying numbers) and, in principle, read the token out of this process's memory. What this
+// removes is the easy forgery: writing "passed" lines, from a constructor or anywhere else,
+// without knowing the token. Reading memory to steal it is deliberate cheating that leaves code
+// to show for it; labgrade also ignores events for tests it did not ask for, and never counts a
+// test as passed without its own end event.
+//
+// This file must be linked as an object (cudalabs_harness is an OBJECT library), not from a
+// static library: nothing refers to the entry below, and the linker would drop it.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+#include "cudalabs/result_stream.hpp"
+#include "result_stream_fd.hpp"
+
+namespace {
+
+constexpr std::size_t kMaxTokenBytes = 128;
+
+// Copies the value of NAME from envp into `value` and removes the entry, in place. The C library
+// has not set up environ yet (getenv does not work here); it later uses this same array.
+void take_variable(char** envp, const char* name, char* value, std::size_t capacity) {
+  value[0] = '\0';
+  if (!envp) return;
+  const std::size_t length = std::strlen(name);
+  char** out = envp;
+  for (char** in = envp; *in; ++in) {
+    if (std::strncmp(*in, name, length) == 0 && (*in)[length] == '=') {
+      char* text = *in + length + 1;
+      std::size_t i = 0;
+      for (; text[i] != '\0' && i + 1 < capacity; ++i) value[i] = text[i];
+      value[i] = '\0';
+      std::memset(text, 0, std::strlen(text));
+      continue;
+    }
+    *out++ = *in;
+  }
+  *out = nullptr;
+}
+
+int parse_fd(const char* text) {
+  if (text[0] == '\0') return -1;
+  long fd = 0;
+  for (const char* c = text; *c; ++c) {
+    if (*c < '0' || *c > '9' || fd > 1'000'000) return -1;
+    fd = fd * 10 + (*c - '0');
+  }
+  return fd >= 3 ? static_cast<int>(fd) : -1;
+}
+
+// Reads the token until end of file; only hex digits are kept, so it can go into JSON as is.
+void read_token(int fd, char* token) {
+  std::size_t size = 0;
+  char buffer[64];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t i = 0; i < n; ++i) {
+      const char c = buffer[i];
+      const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+      if (hex && size < kMaxTokenBytes) token[size++] = c;
+    }
+  }
+  token[size] = '\0';
+}
+
+void capture_result_channel(int, char**, char** envp) {
+  char fd_text[32], token_fd_text[32];
+  take_variable(envp, cudalabs::kResultFdVariable, fd_text, sizeof fd_text);
+  take_variable(envp, cudalabs::kResultTokenFdVariable, token_fd_text, sizeof token_fd_text);
+  char token[kMaxTokenBytes + 1] = {};
+  if (const int token_fd = parse_fd(token_fd_text); token_fd >= 0) {
+    read_token(token_fd, token);
+    ::close(token_fd);
+  }
+  const int fd = parse_fd(fd_text);
+  if (fd < 0 || ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // no (usable) stream: a run by hand
+  cudalabs::set_trusted_result_channel(fd, token);
+}
+
+}  // namespace
+
+__attribute__((section(".preinit_array"), used)) static void (*const capture_result_channel_entry)(int, char**, char**) =
+    capture_result_channel;

@@ -37,25 +37,13 @@ std::string device_name() {
   return properties.name;
 }
 
-// A rate's interval comes from the time's: the slowest time gives the lowest rate.
-MeasuredFigure rate_fraction(double work, const timing::SampleSummary& ms, double peak_per_second) {
-  auto fraction = [&](double milliseconds) { return work / (milliseconds * 1e-3) / peak_per_second; };
-  return MeasuredFigure{fraction(ms.median), fraction(ms.ci.high), fraction(ms.ci.low)};
-}
-
-MeasuredFigure figure_for(ThresholdKind kind, const timing::PairedResult& result, const PerformanceWork& work,
-                          double peak_bandwidth_gbs) {
-  switch (kind) {
-    case ThresholdKind::MaxRatioToSolution:
-      return MeasuredFigure{result.ratio.median, result.ratio.ci.low, result.ratio.ci.high};
-    case ThresholdKind::MaxMs:
-      return MeasuredFigure{result.student_ms.median, result.student_ms.ci.low, result.student_ms.ci.high};
-    case ThresholdKind::MinFractionOfPeakBandwidth:
-      return rate_fraction(work.bytes, result.student_ms, peak_bandwidth_gbs * 1e9);
-    case ThresholdKind::MinFractionOfPeakFlops:
-      return rate_fraction(work.flops, result.student_ms, work.peak_gflops * 1e9);
-  }
-  return {};
+config::Timings timings_of(const timing::PairedResult& result, const PerformanceWork& work,
+                           double peak_bandwidth_gbs) {
+  auto figure = [](const timing::SampleSummary& summary) {
+    return MeasuredFigure{summary.median, summary.ci.low, summary.ci.high};
+  };
+  return config::Timings{figure(result.student_ms), figure(result.ratio), work.bytes, work.flops,
+                         peak_bandwidth_gbs, work.peak_gflops};
 }
 
 nlohmann::json summary_json(const timing::SampleSummary& summary) {
@@ -100,7 +88,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   int attempts = 0;
   for (;;) {
     result = timing::measure_interleaved(work.workload, policy);
-    verdict = config::judge(*spec, figure_for(kind, result, work, peak_bandwidth_gbs), device);
+    verdict = config::judge(*spec, config::figure_for(kind, timings_of(result, work, peak_bandwidth_gbs)), device);
     if (!verdict.too_close_to_call || attempts >= course.timing.remeasure_attempts) break;
     // Too close to call: a longer measurement narrows the interval around the true median.
     ++attempts;

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,19 +42,33 @@ struct Pipe {
   }
 };
 
-[[noreturn]] void exec_child(const ProcessSpec& spec, Pipe& output, Pipe& results) {
+// Above every descriptor number a spec may ask for, so that placing one pipe end cannot
+// overwrite another that is still to be placed.
+constexpr int kScratchFdFloor = 64;
+
+[[noreturn]] void exec_child(const ProcessSpec& spec, Pipe& output, Pipe& results, Pipe& secret) {
   ::setpgid(0, 0);  // own process group: a timeout kills everything the code started
   ::dup2(output.write_end, STDOUT_FILENO);
   ::dup2(output.write_end, STDERR_FILENO);
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+  const int results_end = spec.result_fd >= 0 ? ::fcntl(results.write_end, F_DUPFD_CLOEXEC, kScratchFdFloor) : -1;
+  const int secret_end = spec.secret_fd >= 0 ? ::fcntl(secret.read_end, F_DUPFD_CLOEXEC, kScratchFdFloor) : -1;
   if (spec.result_fd >= 0) {
-    ::dup2(results.write_end, spec.result_fd);  // dup2 clears O_CLOEXEC on the new descriptor
+    ::dup2(results_end, spec.result_fd);  // dup2 clears O_CLOEXEC on the new descriptor
     ::setenv(spec.result_fd_env.c_str(), std::to_string(spec.result_fd).c_str(), 1);
+  }
+  if (spec.secret_fd >= 0) {
+    ::dup2(secret_end, spec.secret_fd);
+    ::setenv(spec.secret_fd_env.c_str(), std::to_string(spec.secret_fd).c_str(), 1);
   }
   for (const auto& [name, value] : spec.extra_env) ::setenv(name.c_str(), value.c_str(), 1);
   if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {
     std::fprintf(stderr, "labgrade: cannot enter %s: %s\n", spec.working_dir.c_str(), std::strerror(errno));
+    std::_Exit(127);
+  }
+  if (const char* failed = apply_resource_limits(spec.limits)) {
+    std::fprintf(stderr, "labgrade: cannot limit %s: %s\n", failed, std::strerror(errno));
     std::_Exit(127);
   }
   std::vector<char*> argv;
@@ -72,14 +87,31 @@ void keep_output(ProcessResult& result, const char* data, std::size_t size, std:
   result.output_bytes_dropped += size - taken;
 }
 
+// Writes the whole secret into the pipe now: it is small, so the pipe's buffer holds it.
+bool fill_secret(Pipe& secret, const std::string& text) {
+  if (text.size() > 4096) return false;
+  for (std::size_t written = 0; written < text.size();) {
+    const ssize_t n = ::write(secret.write_end, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool valid_fds(const ProcessSpec& spec) {
+  const auto ok = [](int fd) { return fd < 0 || (fd > 2 && fd < kScratchFdFloor); };
+  return ok(spec.result_fd) && ok(spec.secret_fd) && (spec.result_fd < 0 || spec.result_fd != spec.secret_fd);
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_line) {
   ProcessResult result;
-  Pipe output, results;
-  if (spec.argv.empty() || !output.open() || (spec.result_fd >= 0 && !results.open()) ||
-      (spec.result_fd >= 0 && spec.result_fd <= 2)) {
-    result.output = "labgrade: could not set up the child process (empty command, bad result fd or no pipes)";
+  Pipe output, results, secret;
+  if (spec.argv.empty() || !valid_fds(spec) || !output.open() || (spec.result_fd >= 0 && !results.open()) ||
+      (spec.secret_fd >= 0 && (!secret.open() || !fill_secret(secret, spec.secret)))) {
+    result.output = "labgrade: could not set up the child process (empty command, bad descriptor or no pipes)";
     return result;
   }
   const auto start = Clock::now();
@@ -88,11 +120,14 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
     result.output = fmt::format("labgrade: fork failed: {}", std::strerror(errno));
     return result;
   }
-  if (pid == 0) exec_child(spec, output, results);
+  if (pid == 0) exec_child(spec, output, results, secret);
   ::setpgid(pid, pid);  // also here, so the group exists before we might need to kill it
   result.started = true;
   output.close_write();
   results.close_write();
+  secret.close_write();  // the child reads the secret, then end of file
+  secret.close_read();
+  rusage usage{};
 
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(spec.timeout_seconds));
@@ -130,12 +165,12 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
       // A line this long is not one the harness wrote; do not let it eat our memory.
       if (pending_line.size() > kMaxResultLineBytes) pending_line.clear();
     }
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
+    if (::wait4(pid, &status, WNOHANG, &usage) == pid) {
       reaped = true;
     } else if (Clock::now() > deadline) {
       result.timed_out = true;
       ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+      ::wait4(pid, &status, 0, &usage);
       reaped = true;
     }
   }
@@ -165,6 +200,12 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   }
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  result.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  // SIGKILL from the kernel at the hard CPU limit (soft + 1 s) when SIGXCPU was caught or ignored.
+  result.cpu_limit_exceeded = spec.limits.cpu_seconds > 0 && !result.timed_out &&
+                              (result.signal == SIGXCPU ||
+                               (result.signal == SIGKILL && result.cpu_seconds >= spec.limits.cpu_seconds));
   return result;
 }
 
@@ -179,7 +220,12 @@ std::string ProcessResult::describe_end(double timeout_seconds) const {
   if (!started) return output;
   if (timed_out) return fmt::format("timed out after {:g} s and was killed", timeout_seconds);
   if (exited) return fmt::format("exited with code {}", exit_code);
-  return "killed by " + describe_signal(signal);
+  if (cpu_limit_exceeded) {
+    return fmt::format("killed by {} after {:.0f} s of CPU time: it used more CPU time than the course allows",
+                       describe_signal(signal), cpu_seconds);
+  }
+  const std::string hint = limit_hint(signal);
+  return "killed by " + describe_signal(signal) + (hint.empty() ? "" : ": " + hint);
 }
 
 std::string shell_quote(const std::vector<std::string>& argv) {

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "resource_limits.hpp"
+
 namespace labgrade {
 
 struct ProcessSpec {
@@ -21,6 +23,12 @@ struct ProcessSpec {
   // When >= 0, the child gets the write end of a pipe on this descriptor (numbers 0-2 are refused).
   int result_fd = -1;
   std::string result_fd_env;  // environment variable that tells the child the descriptor number
+  // When secret_fd >= 3, the child reads `secret` from a pipe on that descriptor (then end of
+  // file). A pipe, not the environment, so that nothing started later can read it from there.
+  std::string secret;
+  int secret_fd = -1;
+  std::string secret_fd_env;  // environment variable that tells the child the descriptor number
+  ResourceLimits limits;      // core dumps are off unless limits.core_dumps
 };
 
 struct ProcessResult {
@@ -29,6 +37,8 @@ struct ProcessResult {
   int exit_code = -1;
   int signal = 0;            // the signal that ended it, when not `exited`
   bool timed_out = false;    // killed by us after the time limit
+  bool cpu_limit_exceeded = false;  // killed by the kernel at limits.cpu_seconds
+  double cpu_seconds = 0;    // user + system time of the child (not of its descendants)
   double wall_seconds = 0;
   std::string output;        // stdout and stderr interleaved, cut at max_output_bytes
   std::uint64_t output_bytes_dropped = 0;

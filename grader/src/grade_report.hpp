@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cudalabs/config/lab_config.hpp"
+#include "performance_result.hpp"
 
 namespace labgrade {
 
@@ -24,6 +25,7 @@ struct ScoredTest {
   double points_possible = 0;
   double points_earned = 0;
   TestOutcome outcome;
+  std::optional<PerformanceResult> performance;  // a performance case that was measured
 };
 
 // Why the grade is what it is, beyond the individual tests. Values double as the exit codes
@@ -35,6 +37,7 @@ enum class RunStatus {
   SubmissionRejected = 4,  // a student file is missing, ambiguous or too large: score 0
   NoCudaDevice = 5,        // the code built but no GPU is visible: tests skipped, no grade
   BuildFailed = 6,         // (check only; a grade of code that does not compile is Graded with 0)
+  RuleViolation = 8,       // the code includes or calls something the lab's `forbid:` rules name: score 0
 };
 
 struct BuildSummary {
@@ -56,6 +59,7 @@ struct GradeReport {
   std::vector<std::string> staged_files;
   std::vector<std::string> ignored_files;
   std::size_t ignored_not_listed = 0;
+  std::vector<std::string> rule_violations;  // one line per broken `forbid:` rule (RuleViolation)
   BuildSummary build;
   std::vector<ScoredTest> tests;
   double points_earned = 0;

@@ -111,6 +111,9 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
       for (const auto& spec : loaded.lab.tests) {
         if (!only_public || spec.visibility == config::Visibility::Public) report.points_possible += spec.points;
       }
+      for (const auto& spec : loaded.lab.performance) {
+        if (!only_public || spec.visibility == config::Visibility::Public) report.points_possible += spec.points;
+      }
     }
     report.total_seconds = seconds_since(start);
     return report;
@@ -192,9 +195,15 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   for (const auto& spec : loaded.lab.tests) {
     if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.name);
   }
+  for (const auto& spec : loaded.lab.performance) {
+    if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.test_name());
+  }
   const SuiteRun suite = run_tests(invocation, wanted);
   report.device = suite.device;
   report.tests = score_tests(loaded.lab, suite.outcomes, only_public);
+  for (ScoredTest& timed : score_performance(loaded.lab, suite.outcomes, suite.measurements, only_public)) {
+    report.tests.push_back(std::move(timed));
+  }
   report.test_seconds = seconds_since(test_start);
   if (!suite.cuda_device) {
     std::string reason = suite.no_device_reason;

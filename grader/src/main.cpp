@@ -8,8 +8,7 @@
 #include "cudalabs/config/course_config.hpp"
 #include "cudalabs/config/lab_config.hpp"
 #include "grading_session.hpp"
-#include "json_report.hpp"
-#include "text_report.hpp"
+#include "report_outputs.hpp"
 
 namespace {
 
@@ -22,18 +21,34 @@ constexpr const char* kExitCodes = R"(Exit codes:
   1  check: some public test failed
   2  bad arguments or unknown lab
   3  configuration error: a YAML file is invalid or disagrees with the test suite
-  4  the submission was rejected (a student file missing, ambiguous or too large): score 0
+  4  the submission was rejected (a student file missing, ambiguous, too large or not text; an unsafe archive): score 0
   5  no CUDA device visible: the code compiled but its tests could not run, so there is no grade
   6  check: the code did not compile (a grade of code that does not compile is a 0 with exit code 0)
-  7  labgrade itself failed (build tree incomplete, I/O error))";
+  7  labgrade itself failed (build tree incomplete, I/O error)
+  8  the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0)";
 
-int report_and_exit_code(const labgrade::GradeReport& report, const std::string& json_path) {
-  labgrade::write_text_report(std::cout, report, labgrade::text_style_for_terminal(::isatty(STDOUT_FILENO)));
-  if (!json_path.empty()) {
-    labgrade::write_json_report(json_path, report);
-    std::cout << "  JSON report: " << json_path << "\n";
-  }
+int report_and_exit_code(const labgrade::GradeReport& report, const labgrade::ReportOutputs& outputs) {
+  labgrade::emit_reports(report, outputs, std::cout, ::isatty(STDOUT_FILENO), std::cerr);
   return static_cast<int>(report.status);
+}
+
+// The same report options for `grade` and `check`.
+void add_report_options(CLI::App& command, labgrade::ReportOutputs& outputs) {
+  command.add_option("--format", outputs.formats,
+                     "Report format(s): text, json, junit, gradescope, html. Without --output-dir the one "
+                     "format printed on stdout (default text); with it, the formats written there (default all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(labgrade::kReportFormats));
+  command.add_option("--output-dir", outputs.output_dir,
+                     "Write the --format reports here as report.txt, report.json, report.junit.xml, "
+                     "results.json (Gradescope), report.html");
+  command.add_option("--json", outputs.json, "Also write the report as JSON to this file");
+  command.add_option("--junit", outputs.junit, "Also write the report as JUnit XML to this file");
+  command.add_option("--gradescope", outputs.gradescope, "Also write Gradescope's results.json to this file");
+  command.add_option("--html", outputs.html, "Also write the report as a self-contained HTML page to this file");
+  command.add_flag("--student-view", outputs.student_view,
+                   "Hide hidden tests' details (not their names, status or points) in text, JUnit and HTML; "
+                   "the Gradescope report always hides them");
 }
 
 int list_labs(const labgrade::CoursePaths& paths) {
@@ -61,22 +76,22 @@ int main(int argc, char** argv) {
   app.add_subcommand("list", "List the labs with their titles and points");
 
   labgrade::RunRequest check_request;
-  std::string check_json;
+  labgrade::ReportOutputs check_outputs;
   auto* check = app.add_subcommand("check", "Self-check: build your code in labs/<lab>/ and run the public tests");
   check->add_option("lab", check_request.lab, "Lab id, e.g. 01_vector_add")->required();
-  check->add_option("--json", check_json, "Also write the report as JSON to this file");
+  add_report_options(*check, check_outputs);
   check->add_option("--work-dir", check_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   check->add_flag("--keep-work-dir", check_request.keep_work_dir, "Keep the build directory for inspection");
   check->footer(kExitCodes);
 
   labgrade::RunRequest grade_request;
-  std::string grade_json;
+  labgrade::ReportOutputs grade_outputs;
   auto* grade = app.add_subcommand("grade", "Grade a submission against the hidden suite and the lab's YAML");
   grade->add_option("lab", grade_request.lab, "Lab id, e.g. 01_vector_add")->required();
   grade->add_option("--submission,-s", grade_request.submission, "Submission directory or file")
       ->required()
       ->check(CLI::ExistingPath);
-  grade->add_option("--json", grade_json, "Also write the report as JSON to this file");
+  add_report_options(*grade, grade_outputs);
   grade->add_option("--work-dir", grade_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
   grade->footer(kExitCodes);
@@ -94,8 +109,12 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return list_labs(paths);
-    if (check->parsed()) return report_and_exit_code(labgrade::self_check(paths, check_request), check_json);
-    return report_and_exit_code(labgrade::grade_submission(paths, grade_request), grade_json);
+    if (check->parsed()) {
+      labgrade::prepare_report_outputs(check_outputs);
+      return report_and_exit_code(labgrade::self_check(paths, check_request), check_outputs);
+    }
+    labgrade::prepare_report_outputs(grade_outputs);
+    return report_and_exit_code(labgrade::grade_submission(paths, grade_request), grade_outputs);
   } catch (const cudalabs::config::ConfigError& error) {
     std::cerr << "labgrade: configuration error:\n" << error.what() << "\n";
     return kConfigExitCode;

@@ -1,10 +1,15 @@
 #include "staging.hpp"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "archive_extract.hpp"
+#include "text_check.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
@@ -47,6 +52,12 @@ void copy_checked(const fs::path& from, const fs::path& to, std::uint64_t max_by
   if (size > max_bytes) {
     throw SubmissionError(fmt::format("{} is {} bytes; the course allows at most {} bytes per file", shown_as, size, max_bytes));
   }
+  std::ifstream in(from, std::ios::binary);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (const std::string problem = text_problem(text); !problem.empty()) {
+    throw SubmissionError(fmt::format("{} is not a source file that can be graded: {}; submit the source code as "
+                                      "plain UTF-8 text", shown_as, problem));
+  }
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }
 
@@ -58,6 +69,13 @@ StagedSubmission stage_submission(const fs::path& submission, const std::vector<
   const auto status = fs::symlink_status(submission, error);
   if (error || !fs::exists(status)) throw SubmissionError(fmt::format("submission {} does not exist", submission.string()));
   fs::create_directories(destination);
+
+  if (fs::is_regular_file(status) && is_archive(submission)) {
+    // Unpacked next to the staged files, then taken from like any folder.
+    const fs::path unpacked = destination.parent_path() / (destination.filename().string() + "-unpacked");
+    extract_archive(submission, unpacked, ArchiveLimits{16 * max_file_bytes, 64 * max_file_bytes});
+    return stage_submission(unpacked, student_files, destination, max_file_bytes);
+  }
 
   StagedSubmission staged;
   if (fs::is_regular_file(status)) {

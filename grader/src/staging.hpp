@@ -8,7 +8,8 @@
 
 namespace labgrade {
 
-// The submission cannot be graded as given (a student file is missing, ambiguous or too large).
+// The submission cannot be graded as given (a student file is missing, ambiguous, too large or
+// not text, or an archive is unsafe).
 class SubmissionError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -21,6 +21,7 @@ BuildSummary build_student_library(const BuildRequest& request) {
   spec.working_dir = request.staged_files.empty() ? request.output_dir : request.staged_files.front().parent_path();
   spec.timeout_seconds = request.timeout_seconds;
   spec.max_output_bytes = request.max_output_bytes;
+  spec.limits = request.limits;
   const ProcessResult process = run_process(spec);
 
   BuildSummary build;
@@ -29,7 +30,7 @@ BuildSummary build_student_library(const BuildRequest& request) {
   build.output = process.output;
   build.seconds = process.wall_seconds;
   build.succeeded = process.succeeded();
-  if (!build.succeeded && process.timed_out) {
+  if (!build.succeeded && (process.timed_out || !process.exited)) {  // a time, CPU or file-size limit
     build.output += fmt::format("\nlabgrade: the compiler {}", process.describe_end(request.timeout_seconds));
   }
   return build;

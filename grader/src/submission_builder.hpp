@@ -5,6 +5,7 @@
 
 #include "build_recipe.hpp"
 #include "grade_report.hpp"
+#include "resource_limits.hpp"
 
 namespace labgrade {
 
@@ -14,6 +15,7 @@ struct BuildRequest {
   std::filesystem::path output_dir;  // the library is written here, next to the harness copies
   double timeout_seconds = 300;
   std::uint64_t max_output_bytes = 1 << 20;
+  ResourceLimits limits;  // for the compiler (see session_rules.hpp)
 };
 
 BuildSummary build_student_library(const BuildRequest& request);

@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cudalabs/result_stream.hpp"
+#include "trusted_events.hpp"
 
 namespace labgrade {
 namespace {
 
 constexpr int kResultFd = 3;
+constexpr int kResultTokenFd = 4;
 constexpr std::size_t kOutputTailShown = 2000;
 
 ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::string> args) {
@@ -22,6 +26,7 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.extra_env = invocation.env;
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.max_output_bytes = invocation.max_output_bytes;
+  spec.limits = invocation.limits;
   return spec;
 }
 
@@ -34,7 +39,11 @@ std::string output_tail(const ProcessResult& process) {
 
 // What one harness process told us.
 struct StreamState {
+  std::string token;                 // what a line must carry to be believed
+  std::set<std::string> requested;   // events about other tests are ignored
+  int untrusted_lines = 0;
   std::map<std::string, TestOutcome> finished;
+  std::map<std::string, PerformanceMeasurement> measurements;
   std::string running;  // started, not finished
   bool done = false;
   std::string context_lost_error;
@@ -45,8 +54,16 @@ struct StreamState {
 };
 
 void read_event(StreamState& state, const std::string& line) {
-  const auto event = nlohmann::json::parse(line, nullptr, false);
-  if (event.is_discarded() || !event.is_object() || !event.contains("event")) return;
+  const std::optional<nlohmann::json> trusted = trusted_event(line, state.token);
+  const bool about_other_test = trusted && trusted->contains("test") && !state.requested.count(trusted->value("test", ""));
+  // An end must follow its own start: the harness always sends both, in that order.
+  const bool end_without_start = trusted && trusted->value("event", "") == "end" &&
+                                 trusted->value("test", "") != state.running;
+  if (!trusted || about_other_test || end_without_start) {
+    ++state.untrusted_lines;
+    return;
+  }
+  const nlohmann::json& event = *trusted;
   const std::string kind = event.value("event", "");
   if (kind == "environment") {
     state.environment_seen = true;
@@ -70,12 +87,14 @@ void read_event(StreamState& state, const std::string& line) {
     const std::string test = event.value("test", "");
     // The harness reports it after the test's end event; a test that never ended is charged too.
     auto found = state.finished.find(test);
-    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test}).first;
+    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Crashed, "", 0}).first;
     if (state.running == test) state.running.clear();
     found->second.status = TestStatus::Crashed;
     found->second.message = fmt::format(
         "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
         state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
+  } else if (kind == "measurement") {
+    if (auto measurement = parse_measurement(event)) state.measurements[event.value("test", "")] = *measurement;
   } else if (kind == "done") {
     state.done = true;
   }
@@ -134,19 +153,26 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
   std::map<std::string, TestOutcome> outcomes;
   while (!remaining.empty()) {
     StreamState state;
+    state.token = new_result_token();
+    state.requested.insert(remaining.begin(), remaining.end());
     std::string filter;
     for (const auto& test : remaining) filter += (filter.empty() ? "" : ":") + test;
     ProcessSpec spec = harness_spec(invocation, {"--gtest_filter=" + filter, "--gtest_color=no"});
     spec.result_fd = kResultFd;
     spec.result_fd_env = cudalabs::kResultFdVariable;
+    spec.secret = state.token;
+    spec.secret_fd = kResultTokenFd;
+    spec.secret_fd_env = cudalabs::kResultTokenFdVariable;
     const ProcessResult process = run_process(spec, [&](const std::string& line) { read_event(state, line); });
     ++run.processes;
+    run.untrusted_lines += state.untrusted_lines;
     if (state.environment_seen && run.device.empty()) {
       run.device = state.device;
       run.cuda_device = state.cuda_device;
       run.no_device_reason = state.no_device_reason;
     }
     for (auto& [name, outcome] : state.finished) outcomes[name] = outcome;
+    for (auto& [name, measurement] : state.measurements) run.measurements[name] = measurement;
 
     std::vector<std::string> next;
     for (const auto& test : remaining) {
@@ -171,7 +197,11 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     }
     remaining = std::move(next);
   }
-  for (const auto& test : tests) run.outcomes.push_back(outcomes[test]);
+  for (const auto& test : tests) {
+    const auto found = outcomes.find(test);  // no trusted result is never a pass
+    run.outcomes.push_back(found != outcomes.end() ? found->second
+                                                   : TestOutcome{test, TestStatus::NotRun, "no result was reported for this test", 0});
+  }
   return run;
 }
 

@@ -3,12 +3,14 @@
 // one outcome per test from the harness's result stream (see cudalabs/result_stream.hpp).
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "child_process.hpp"
 #include "grade_report.hpp"
+#include "performance_result.hpp"
 
 namespace labgrade {
 
@@ -18,6 +20,7 @@ struct HarnessInvocation {
   std::vector<std::pair<std::string, std::string>> env;
   double test_timeout_seconds = 30;
   std::uint64_t max_output_bytes = 1 << 20;
+  ResourceLimits limits;  // never an address-space cap: see resource_limits.hpp
 };
 
 struct TestListing {
@@ -37,6 +40,8 @@ struct SuiteRun {
   bool cuda_device = true;            // false when the harness saw no GPU
   std::string no_device_reason;
   int processes = 0;                  // how many harness processes it took
+  std::map<std::string, PerformanceMeasurement> measurements;  // by test, for performance cases
+  int untrusted_lines = 0;            // result lines ignored: wrong or no token, or a test not asked for
 };
 
 // Runs `tests` in as few processes as possible: when a process dies, hangs or loses its CUDA

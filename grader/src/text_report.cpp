@@ -85,8 +85,21 @@ void write_text_report(std::ostream& out, const GradeReport& report, const TextS
   out << fmt::format("  Time: {:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s\n",
                      report.total_seconds, report.stage_seconds, report.build.seconds, report.test_seconds);
 
+  // The figures behind every timed verdict, passed or not.
+  bool timed_heading = false;
+  for (const auto& test : report.tests) {
+    if (!test.performance) continue;
+    if (!timed_heading) out << "\nPerformance (median of interleaved rounds, L2 flushed, same process):\n";
+    timed_heading = true;
+    const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
+    out << "  " << paint(test.name, "1") << fmt::format("  {} / {} points\n", points(test.points_earned),
+                                                         points(test.points_possible))
+        << indented(hide ? test.performance->verdict.explanation : describe(*test.performance));
+  }
+
   bool heading = false;
   for (const auto& test : report.tests) {
+    if (test.performance) continue;  // shown above
     // Tests that never ran share one reason, already given next to the score.
     const bool skipped_for_no_gpu =
         report.status == RunStatus::NoCudaDevice && test.outcome.status == TestStatus::Skipped;
@@ -99,6 +112,10 @@ void write_text_report(std::ostream& out, const GradeReport& report, const TextS
     out << "  " << paint(test.name, "1") << " (" << to_string(test.outcome.status) << ")\n";
     const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
     out << indented(hide ? "details of hidden tests are not shown" : test.outcome.message);
+  }
+  if (!report.rule_violations.empty()) {
+    out << "\n" << paint("Rules broken (the lab scores 0):", "1") << "\n";
+    for (const auto& violation : report.rule_violations) out << indented(violation);
   }
   if (report.build.attempted && !report.build.succeeded) {
     out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"

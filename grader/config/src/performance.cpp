@@ -61,6 +61,28 @@ std::string describe_limit(ThresholdKind kind, double limit) {
 
 }  // namespace
 
+MeasuredFigure figure_for(ThresholdKind kind, const Timings& timings) {
+  auto fraction = [&](double work, double peak_per_second, double milliseconds) {
+    return milliseconds > 0 && peak_per_second > 0 ? work / (milliseconds * 1e-3) / peak_per_second : 0.0;
+  };
+  const MeasuredFigure& ms = timings.student_ms;
+  switch (kind) {
+    case ThresholdKind::MaxRatioToSolution: return timings.ratio;
+    case ThresholdKind::MaxMs: return ms;
+    case ThresholdKind::MinFractionOfPeakBandwidth: {
+      const double peak = timings.peak_bandwidth_gbs * 1e9;
+      return {fraction(timings.bytes, peak, ms.median), fraction(timings.bytes, peak, ms.high),
+              fraction(timings.bytes, peak, ms.low)};
+    }
+    case ThresholdKind::MinFractionOfPeakFlops: {
+      const double peak = timings.peak_gflops * 1e9;
+      return {fraction(timings.flops, peak, ms.median), fraction(timings.flops, peak, ms.high),
+              fraction(timings.flops, peak, ms.low)};
+    }
+  }
+  return {};
+}
+
 Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device) {
   Verdict verdict;
   verdict.figure = figure;

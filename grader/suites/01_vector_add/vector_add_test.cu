@@ -15,18 +15,9 @@
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
+#include "implementations.cuh"
 #include "lab01_test_support.cuh"
 
-// The API header has no include guard: once per namespace, so both implementations coexist.
-#ifdef LAB_IMPL
-#undef LAB_IMPL
-#endif
-#define LAB_IMPL student
-#include "vector_add.cuh"
-#undef LAB_IMPL
-#define LAB_IMPL solution
-#include "vector_add.cuh"
-#undef LAB_IMPL
 
 namespace {
 

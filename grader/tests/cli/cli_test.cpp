@@ -1,57 +1,13 @@
 // labgrade end to end: the real program, the real lab harnesses, submissions from submissions/.
-#include <fstream>
+#include <iostream>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
-#include "child_process.hpp"
-#include "cudalabs/gpu_test.hpp"
+#include "labgrade_runner.hpp"
 
 namespace labgrade {
 namespace {
-namespace fs = std::filesystem;
-
-struct LabgradeRun {
-  ProcessResult process;
-  nlohmann::json report;  // null when no JSON report was written
-};
-
-LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
-  const fs::path json = fs::path(::testing::TempDir()) /
-                        (std::string("cli_") + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
-  fs::remove(json);
-  ProcessSpec spec;
-  spec.argv = {LABGRADE_EXECUTABLE};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  const bool wants_report = !args.empty() && (args[0] == "grade" || args[0] == "check");
-  if (wants_report) {
-    spec.argv.push_back("--json");
-    spec.argv.push_back(json.string());
-  }
-  spec.timeout_seconds = timeout_seconds;
-  spec.extra_env = {{"NO_COLOR", "1"}};
-  LabgradeRun run{run_process(spec), nullptr};
-  if (fs::exists(json)) {
-    std::ifstream in(json);
-    run.report = nlohmann::json::parse(in);
-  }
-  return run;
-}
-
-std::string submission(const std::string& name) { return std::string(LABGRADE_TEST_SUBMISSIONS) + "/01_vector_add/" + name; }
-std::string course_file(const std::string& relative) { return std::string(CUDALABS_SOURCE_DIR) + "/" + relative; }
-
-const nlohmann::json& test_named(const nlohmann::json& report, const std::string& name) {
-  for (const auto& test : report["tests"]) {
-    if (test["name"] == name) return test;
-  }
-  throw std::runtime_error("no test " + name + " in the report");
-}
-
-bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (needle) << "' not in:\n" << (haystack)
+using namespace cli;
 
 TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
   const LabgradeRun run = labgrade({"list"});

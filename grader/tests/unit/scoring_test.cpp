@@ -58,3 +58,100 @@ TEST(Scoring, UnscoredTestsCarryTheReason) {
 
 }  // namespace
 }  // namespace labgrade
+
+namespace labgrade {
+namespace {
+
+cudalabs::config::LabConfig lab_with_a_timed_case() {
+  cudalabs::config::LabConfig lab;
+  lab.id = "01_vector_add";
+  cudalabs::config::PerformanceSpec spec;
+  spec.name = "vector_add_2to26";
+  spec.points = 10;
+  spec.visibility = cudalabs::config::Visibility::Hidden;
+  spec.threshold.kind = cudalabs::config::ThresholdKind::MaxRatioToSolution;
+  spec.threshold.value = 1.1;
+  spec.partial_credit = cudalabs::config::PartialCredit{2.0};
+  lab.performance = {spec};
+  return lab;
+}
+
+PerformanceMeasurement measured_ratio(double median, double low, double high) {
+  PerformanceMeasurement m;
+  m.device = "Fake GPU";
+  m.student_ms = {0.3 * median, 0.3 * low, 0.3 * high, 40};
+  m.solution_ms = {0.3, 0.299, 0.301, 40};
+  m.ratio = {median, low, high, 40};
+  m.rounds = 40;
+  m.bytes = 3.0 * (1 << 26) * 4;
+  m.peak_bandwidth_gbs = 2900;
+  m.achieved_gbs = m.bytes / (m.student_ms.median * 1e-3) / 1e9;
+  return m;
+}
+
+TEST(PerformanceScoring, CreditFollowsTheVerdictOnTheMeasuredRatio) {
+  const auto lab = lab_with_a_timed_case();
+  const std::vector<TestOutcome> outcomes{{"Performance.vector_add_2to26", TestStatus::Failed, "slow", 2}};
+  const auto tests = score_performance(lab, outcomes, {{"Performance.vector_add_2to26", measured_ratio(1.55, 1.5, 1.6)}},
+                                       false);
+  ASSERT_EQ(tests.size(), 1u);
+  EXPECT_NEAR(tests[0].points_earned, 5.0, 1e-9);  // halfway between 1.1 (full) and 2.0 (none)
+  EXPECT_EQ(tests[0].outcome.status, TestStatus::Failed);
+  ASSERT_TRUE(tests[0].performance);
+  EXPECT_NE(tests[0].outcome.message.find("50% of the points"), std::string::npos) << tests[0].outcome.message;
+  EXPECT_NE(tests[0].outcome.message.find("% of the device's 2900 GB/s copy bandwidth"), std::string::npos)
+      << tests[0].outcome.message;
+}
+
+TEST(PerformanceScoring, AFastEnoughCaseEarnsEverythingAndPasses) {
+  const auto lab = lab_with_a_timed_case();
+  const auto tests = score_performance(lab, {{"Performance.vector_add_2to26", TestStatus::Passed, "", 2}},
+                                       {{"Performance.vector_add_2to26", measured_ratio(1.01, 1.0, 1.02)}}, false);
+  EXPECT_DOUBLE_EQ(tests.at(0).points_earned, 10);
+  EXPECT_EQ(tests.at(0).outcome.status, TestStatus::Passed);
+}
+
+TEST(PerformanceScoring, NoMeasurementEarnsNothing) {
+  const auto lab = lab_with_a_timed_case();
+  const auto wrong = score_performance(
+      lab, {{"Performance.vector_add_2to26", TestStatus::Failed, "vector c: 3 of 67108864 elements differ", 1}}, {},
+      false);
+  EXPECT_DOUBLE_EQ(wrong.at(0).points_earned, 0);
+  EXPECT_FALSE(wrong.at(0).performance);
+  EXPECT_EQ(wrong.at(0).outcome.message, "vector c: 3 of 67108864 elements differ");
+  // A measurement from a test that then crashed is not used either.
+  const auto crashed = score_performance(lab, {{"Performance.vector_add_2to26", TestStatus::Crashed, "SIGSEGV", 1}},
+                                         {{"Performance.vector_add_2to26", measured_ratio(1.0, 0.99, 1.01)}}, false);
+  EXPECT_DOUBLE_EQ(crashed.at(0).points_earned, 0);
+}
+
+TEST(PerformanceScoring, SelfCheckLeavesOutHiddenCasesAndUnscoredListsThem) {
+  const auto lab = lab_with_a_timed_case();
+  EXPECT_TRUE(score_performance(lab, {}, {}, true).empty());
+  const auto unscored = unscored_tests(lab, TestStatus::NotRun, "did not compile", false);
+  ASSERT_EQ(unscored.size(), 1u);
+  EXPECT_EQ(unscored[0].name, "Performance.vector_add_2to26");
+  EXPECT_EQ(unscored[0].points_possible, 10);
+}
+
+TEST(PerformanceMeasurementEvent, ParsesWhatTheHarnessSendsAndRejectsTheRest) {
+  const auto event = nlohmann::json::parse(R"({"event":"measurement","test":"Performance.x","device":"GPU",
+    "student_ms":{"median":1,"low":0.9,"high":1.1,"samples":20},"solution_ms":{"median":1,"low":0.9,"high":1.1,"samples":20},
+    "ratio":{"median":1,"low":0.99,"high":1.01,"samples":20},"target_met":true,"rounds":20,"remeasured":0,"seconds":0.5,
+    "bytes":100,"flops":0,"achieved_gbs":1,"achieved_gflops":0,"peak_bandwidth_gbs":2,"peak_gflops":0,
+    "clocks":{"sm_mhz_measured":1980,"sm_mhz_max":0,"memory_mhz":0,"note":""}})");
+  const auto measurement = parse_measurement(event);
+  ASSERT_TRUE(measurement);
+  EXPECT_EQ(measurement->rounds, 20);
+  EXPECT_DOUBLE_EQ(measurement->ratio.high, 1.01);
+  EXPECT_DOUBLE_EQ(measurement->sm_clock_mhz, 1980);
+  auto broken = event;
+  broken["ratio"]["median"] = "fast";
+  EXPECT_FALSE(parse_measurement(broken));
+  broken = event;
+  broken.erase("student_ms");
+  EXPECT_FALSE(parse_measurement(broken));
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -7,12 +7,21 @@
 //   test_child orphan                 start a grandchild that sleeps forever holding stdout, then exit 0
 //   test_child results <line>...      write each line to the result descriptor, then exit 0
 //   test_child results-then-hang <line>...   the same, then sleep forever
+//   test_child write-file <bytes>     write a file of <bytes> in the working directory, then exit 0
+//   test_child spin                   burn CPU forever
+//   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.."
+//   test_child read-secret            print what arrives on the descriptor in CUDALABS_RESULT_TOKEN_FD
 //
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
 // FAKE_LISTING for --gtest_list_tests, and for --gtest_filter replays FAKE_SCRIPT, a ';'-separated
-// list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end>" applied to the tests of the filter in order.
+// list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end|forge|forge-then-exit|claim-others-then-exit>"
+// applied to the tests of the filter in order. Like the real harness it reads the token labgrade
+// sends on CUDALABS_RESULT_TOKEN_FD and puts it in every line; the forge actions write lines
+// without it, with a wrong one, or about tests the runner did not ask for.
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,11 +33,36 @@
 
 namespace {
 
-void write_result(const std::string& line) {
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[256];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  return text;
+}
+
+std::string result_token() {
+  static const std::string token = [] {
+    const char* fd_text = std::getenv("CUDALABS_RESULT_TOKEN_FD");
+    return fd_text ? read_all(std::atoi(fd_text)) : std::string();
+  }();
+  return token;
+}
+
+void write_raw_result(const std::string& line) {
   const char* fd_text = std::getenv("CUDALABS_RESULT_FD");
   if (!fd_text) return;
   const std::string text = line + "\n";
   if (::write(std::atoi(fd_text), text.data(), text.size()) < 0) std::exit(99);
+}
+
+// `line` is a JSON object; the token goes in first, as the real harness does it.
+void write_result(const std::string& line) {
+  const std::string token = result_token();
+  write_raw_result(token.empty() ? line : R"({"token":")" + token + "\"," + line.substr(1));
+}
+
+std::string end_event(const std::string& test, const std::string& status) {
+  return R"({"event":"end","test":")" + test + R"(","status":")" + status + R"(","ms":1,"message":""})";
 }
 
 [[noreturn]] void hang() {
@@ -59,9 +93,26 @@ int fake_harness(const std::string& argument) {
     script[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
   write_result(R"({"event":"environment","cuda_device":true,"device":"Fake GPU"})");
-  for (const auto& test : split(argument.substr(prefix.size()), ':')) {
+  const std::vector<std::string> tests = split(argument.substr(prefix.size()), ':');
+  for (const auto& test : tests) {
     write_result(R"({"event":"start","test":")" + test + R"("})");
     const std::string action = script.count(test) ? script[test] : "pass";
+    if (action == "forge" || action == "forge-then-exit") {
+      write_raw_result(end_event(test, "passed"));  // no token
+      write_raw_result(R"({"token":"0123456789abcdef0123456789abcdef",)" + end_event(test, "passed").substr(1));
+      write_result(end_event("Not.Asked", "passed"));  // a test the runner did not ask for
+      write_raw_result(R"({"event":"done"})");
+      if (action == "forge-then-exit") std::_Exit(0);
+      write_result(end_event(test, "failed"));
+      continue;
+    }
+    if (action == "claim-others-then-exit") {  // right token, but ends for tests that never started
+      for (const auto& other : tests) {
+        if (other != test) write_result(end_event(other, "passed"));
+      }
+      write_result(end_event(test, "passed"));
+      std::_Exit(0);
+    }
     if (action == "segv") std::raise(SIGSEGV);
     if (action == "hang") hang();
     if (action == "lose" || action == "lose-after-end") {
@@ -104,6 +155,34 @@ int main(int argc, char** argv) {
   if (mode == "orphan") {
     if (::fork() == 0) hang();
     std::printf("parent leaving\n");
+    return 0;
+  }
+  if (mode == "write-file" && argc == 3) {
+    std::FILE* file = std::fopen("big.out", "wb");
+    if (!file) return 3;
+    const std::string block(4096, 'x');
+    for (long left = std::atol(argv[2]); left > 0; left -= static_cast<long>(block.size())) {
+      std::fwrite(block.data(), 1, std::min<long>(left, static_cast<long>(block.size())), file);
+      std::fflush(file);
+    }
+    return std::fclose(file) == 0 ? 0 : 4;
+  }
+  if (mode == "spin") {
+    for (volatile unsigned long i = 0;; i = i + 1) {
+    }
+  }
+  if (mode == "limits") {
+    const auto soft = [](int resource) {
+      rlimit limit{};
+      ::getrlimit(resource, &limit);
+      return limit.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(limit.rlim_cur);
+    };
+    std::printf("cpu=%s nofile=%s fsize=%s core=%s as=%s", soft(RLIMIT_CPU).c_str(), soft(RLIMIT_NOFILE).c_str(),
+                soft(RLIMIT_FSIZE).c_str(), soft(RLIMIT_CORE).c_str(), soft(RLIMIT_AS).c_str());
+    return 0;
+  }
+  if (mode == "read-secret") {
+    std::printf("[%s]", result_token().c_str());
     return 0;
   }
   if (mode == "results" || mode == "results-then-hang") {

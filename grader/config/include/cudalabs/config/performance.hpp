@@ -58,6 +58,20 @@ struct MeasuredFigure {
   double high = 0;
 };
 
+// What one measurement of a case found, from which every threshold's figure follows.
+struct Timings {
+  MeasuredFigure student_ms;
+  MeasuredFigure ratio;           // student time / solution time, paired per round
+  double bytes = 0;               // declared by the suite
+  double flops = 0;               // declared by the suite
+  double peak_bandwidth_gbs = 0;  // measured in-process (device-to-device copy)
+  double peak_gflops = 0;         // declared by the suite
+};
+
+// The figure `kind` compares with its limit. A rate's interval follows from the time's (the
+// slowest time gives the lowest rate).
+MeasuredFigure figure_for(ThresholdKind kind, const Timings& timings);
+
 struct Verdict {
   bool applicable = true;  // false: MaxMs without a limit for this device (no points at stake)
   double limit = 0;        // the threshold that applied

@@ -1,0 +1,130 @@
+// The adversarial corpus: submissions in submissions/01_vector_add/ that try to cheat or to take
+// the grader down. Each gets the verdict below, and labgrade always ends normally with a report.
+// Static-rule cases run everywhere (they never reach a GPU); the others skip without a GPU.
+#include <gtest/gtest.h>
+
+#include "labgrade_runner.hpp"
+
+namespace labgrade {
+namespace {
+using namespace cli;
+
+constexpr int kRuleViolationExit = 8;
+
+LabgradeRun grade(const std::string& name) { return labgrade({"grade", "01_vector_add", "--submission", submission(name)}); }
+
+// A forbid: rule was broken: exit 8, score 0, nothing run, the rule quoted with where it is written.
+void expect_rule_violation(const LabgradeRun& run, const std::string& rule, const std::string& rule_file,
+                           const std::string& found, bool built) {
+  EXPECT_EQ(run.process.exit_code, kRuleViolationExit) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "rule_violation");
+  EXPECT_EQ(run.report["exit_code"], kRuleViolationExit);
+  EXPECT_EQ(run.report["points_earned"], 0);
+  EXPECT_EQ(run.report["points_possible"], 100);
+  EXPECT_EQ(run.report["build"]["attempted"].get<bool>(), built);
+  ASSERT_FALSE(run.report["rule_violations"].empty());
+  const std::string violation = run.report["rule_violations"][0];
+  EXPECT_CONTAINS(violation, "rule '" + rule + "'");
+  EXPECT_CONTAINS(violation, rule_file + ":");
+  EXPECT_CONTAINS(violation, found);
+  EXPECT_CONTAINS(run.report["status_detail"].get<std::string>(), "rule '" + rule + "'");
+  EXPECT_CONTAINS(run.process.output, "Rules broken");
+  for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run") << test["name"];
+}
+
+// ---- caught by the forbid: rules, before anything runs (no GPU needed) ----------------------
+
+TEST(Adversarial, ComputingOnTheCpuBreaksTheLabsRule) {
+  expect_rule_violation(grade("cpu_compute"), "cudaMemcpy*", "config/labs/01_vector_add.yaml",
+                        "calling cudaMemcpy", true);
+}
+
+TEST(Adversarial, AForbiddenHeaderIsRefusedBeforeTheBuild) {
+  const LabgradeRun run = grade("forbidden_header");
+  expect_rule_violation(run, "fstream", "config/course.yaml", "vector_add.cu:3: #include <fstream>", false);
+}
+
+TEST(Adversarial, ForkingBreaksTheCourseRule) {
+  expect_rule_violation(grade("forks"), "fork", "config/course.yaml", "calling fork", true);
+}
+
+TEST(Adversarial, OpeningAFileOutsideTheSandboxBreaksTheCourseRule) {
+  expect_rule_violation(grade("reads_passwd"), "fopen*", "config/course.yaml", "calling fopen", true);
+}
+
+TEST(Adversarial, CallingExitBreaksTheCourseRule) {
+  expect_rule_violation(grade("calls_exit"), "exit", "config/course.yaml", "calling exit", true);
+}
+
+TEST(Adversarial, ResettingTheDeviceBreaksTheCourseRule) {
+  expect_rule_violation(grade("device_reset"), "cudaDeviceReset", "config/course.yaml", "calling cudaDeviceReset",
+                        true);
+}
+
+// ---- caught while running (GPU) --------------------------------------------------------------
+
+TEST(Adversarial, ExitingMidTestCostsOnlyThatTest) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const LabgradeRun run = grade("exits_mid_test");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  const auto& charged = test_named(run.report, "VectorAdd.OneWarpMinusOne");
+  EXPECT_EQ(charged["status"], "crashed");
+  EXPECT_CONTAINS(charged["message"].get<std::string>(), "exited with code 0 in the middle of this test");
+  // Every other correctness test passed, in fresh processes; performance cases earn what they earn.
+  double at_least = 100 - charged["points_possible"].get<double>();
+  for (const auto& test : run.report["tests"]) {
+    const std::string name = test["name"];
+    if (name.rfind("Performance.", 0) == 0) {
+      at_least -= test["points_possible"].get<double>();
+    } else if (name != "VectorAdd.OneWarpMinusOne") {
+      EXPECT_EQ(test["status"], "passed") << name;
+    }
+  }
+  EXPECT_GE(run.report["points_earned"].get<double>(), at_least);
+  EXPECT_LT(run.report["points_earned"].get<double>(), 100);
+}
+
+// Code that does nothing useful, whatever it prints or forges, scores 0 and passes no test.
+void expect_nothing_passed(const LabgradeRun& run) {
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  EXPECT_EQ(run.report["points_earned"], 0);
+  EXPECT_NE(run.report["device"], "Forged GPU");
+  for (const auto& test : run.report["tests"]) EXPECT_NE(test["status"], "passed") << test["name"];
+  for (const auto& test : run.report["tests"]) EXPECT_EQ(test["points_earned"], 0) << test["name"];
+  EXPECT_CONTAINS(run.process.output, "Score: 0 / 100");
+}
+
+TEST(Adversarial, FakePassedLinesAndReportFilesAreIgnored) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_nothing_passed(grade("fake_passed_output"));
+}
+
+TEST(Adversarial, ForgedResultLinesFromAStaticConstructorAreIgnored) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_nothing_passed(grade("forged_results"));
+}
+
+TEST(Adversarial, HoggingGpuMemoryFailsLaterTestsAndTheGraderFinishes) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const LabgradeRun run = grade("hogs_gpu_memory");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  EXPECT_EQ(test_named(run.report, "SelfCheck.VectorAddSmall")["status"], "passed");
+  const auto& starved = test_named(run.report, "Saxpy.Full2To26");
+  EXPECT_NE(starved["status"], "passed");
+  EXPECT_CONTAINS(starved["message"].get<std::string>(), "memory");
+  EXPECT_GE(run.report["points_earned"].get<double>(), 5);
+  EXPECT_LT(run.report["points_earned"].get<double>(), 100);
+  // The memory went back with the test process: the reference still gets full marks next.
+  const LabgradeRun after = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
+  EXPECT_EQ(after.report["points_earned"], 100) << after.process.output;
+}
+
+}  // namespace
+}  // namespace labgrade

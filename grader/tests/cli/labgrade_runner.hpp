@@ -1,0 +1,65 @@
+// Helpers shared by the end-to-end tests: run the real labgrade program on a submission and read
+// its JSON report.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "cudalabs/gpu_test.hpp"
+
+namespace labgrade::cli {
+
+struct LabgradeRun {
+  ProcessResult process;
+  nlohmann::json report;  // null when no JSON report was written
+};
+
+// Runs labgrade with `args`; for grade and check, also asks for a JSON report and reads it.
+inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path json = std::filesystem::path(::testing::TempDir()) /
+                                     (std::string("cli_") + test->test_suite_name() + "_" + test->name() + ".json");
+  std::filesystem::remove(json);
+  ProcessSpec spec;
+  spec.argv = {LABGRADE_EXECUTABLE};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  const bool wants_report = !args.empty() && (args[0] == "grade" || args[0] == "check");
+  if (wants_report) {
+    spec.argv.push_back("--json");
+    spec.argv.push_back(json.string());
+  }
+  spec.timeout_seconds = timeout_seconds;
+  spec.extra_env = {{"NO_COLOR", "1"}};
+  LabgradeRun run{run_process(spec), nullptr};
+  if (std::filesystem::exists(json)) {
+    std::ifstream in(json);
+    run.report = nlohmann::json::parse(in);
+  }
+  return run;
+}
+
+inline std::string submission(const std::string& name) {
+  return std::string(LABGRADE_TEST_SUBMISSIONS) + "/01_vector_add/" + name;
+}
+inline std::string course_file(const std::string& relative) { return std::string(CUDALABS_SOURCE_DIR) + "/" + relative; }
+
+inline const nlohmann::json& test_named(const nlohmann::json& report, const std::string& name) {
+  for (const auto& test : report["tests"]) {
+    if (test["name"] == name) return test;
+  }
+  throw std::runtime_error("no test " + name + " in the report");
+}
+
+inline bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
+
+}  // namespace labgrade::cli
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "'" << (needle) << "' not in:\n" << (haystack)

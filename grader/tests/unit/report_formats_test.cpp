@@ -1,0 +1,539 @@
+// The JUnit, Gradescope and HTML writers, checked against golden files and for well-formedness.
+//
+// The golden files in golden/ are the writers' exact output for the fixed reports below. After a
+// deliberate change to a writer, regenerate them and review the diff:
+//   CUDALABS_UPDATE_GOLDEN=1 ./labgrade_unit_tests --gtest_filter='ReportGolden.*'
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gradescope_report.hpp"
+#include "grading_session.hpp"
+#include "html_report.hpp"
+#include "junit_report.hpp"
+#include "report_common.hpp"
+#include "report_outputs.hpp"
+#include "text_report.hpp"
+
+namespace labgrade {
+namespace {
+
+namespace fs = std::filesystem;
+using cudalabs::config::Visibility;
+
+// Text that must be escaped everywhere: markup, quotes, a CDATA terminator, a control character
+// XML forbids and a byte that is not UTF-8.
+constexpr const char* kNasty = "<never written> & \"quoted\" 'single' ]]> \x01 \xff";
+// In hidden tests' messages only: must never reach a student's view.
+constexpr const char* kSecret = "SECRET-INPUT-42";
+
+ScoredTest test(const std::string& name, Visibility visibility, double possible, double earned, TestStatus status,
+                std::string message, double seconds) {
+  return ScoredTest{name, visibility, possible, earned, TestOutcome{name, status, std::move(message), seconds}, {}};
+}
+
+PerformanceResult measured(double student_ms, double solution_ms, double gbs, double credit, double limit,
+                           cudalabs::config::MeasuredFigure figure, std::string explanation) {
+  PerformanceMeasurement m;
+  m.device = "NVIDIA H100 80GB HBM3";
+  m.student_ms = {student_ms, student_ms * 0.995, student_ms * 1.006, 41};
+  m.solution_ms = {solution_ms, solution_ms * 0.996, solution_ms * 1.004, 41};
+  m.ratio = {student_ms / solution_ms, student_ms / solution_ms - 0.004, student_ms / solution_ms + 0.005, 41};
+  m.target_met = true;
+  m.rounds = 41;
+  m.seconds = 2.7;
+  m.bytes = 805306368;  // 3 arrays of 2^26 floats
+  m.achieved_gbs = gbs;
+  m.peak_bandwidth_gbs = 2986.4;
+  m.sm_clock_mhz = 1980;
+  m.clock_note = "SM clock measured during the run";
+  cudalabs::config::Verdict verdict;
+  verdict.limit = limit;
+  verdict.figure = figure;
+  verdict.credit = credit;
+  verdict.explanation = std::move(explanation);
+  return PerformanceResult{m, verdict};
+}
+
+// A full grade: passes, failures of every kind, one measured case at full and one at partial credit.
+GradeReport graded_report() {
+  GradeReport r;
+  r.mode = "grade";
+  r.lab = "01_vector_add";
+  r.title = "Vector addition and SAXPY";
+  r.submission = "submissions/Ünïcødé/";
+  r.device = "NVIDIA H100 80GB HBM3";
+  r.status_detail = "graded";
+  r.staged_files = {"src/vector_add.cu"};
+  r.ignored_files = {"notes_Ünïcødé.txt", "Makefile"};
+  r.build = {true, true, "nvcc -O3 -arch=sm_90 -shared -o libstudent.so vector_add.cu",
+             "vector_add.cu(12): warning #177-D: variable \"spare\" was declared but never referenced\n", 11.84};
+  r.tests = {
+      test("SelfCheck.VectorAddSmall", Visibility::Public, 5, 5, TestStatus::Passed, "", 0.012),
+      test("SelfCheck.SaxpySmall", Visibility::Public, 5, 0, TestStatus::Failed,
+           std::string("3 of 1000 elements differ (tolerance abs 1.25e-4 + rel 2.4e-7):\n  [0] expected 1.5, got ") +
+               kNasty + "\n  [999] expected -2, got nan",
+           0.020),
+      test("VectorAdd.LargePrime", Visibility::Hidden, 6, 0, TestStatus::Failed,
+           std::string("c[1000002] should be 3.5 (a+b), got 0: elements past the last full block were not "
+                       "written; input ") + kSecret,
+           0.041),
+      test("VectorAdd.Full2To26", Visibility::Hidden, 4, 0, TestStatus::Crashed,
+           std::string("killed by SIGSEGV ") + kSecret, 0.310),
+      test("Saxpy.SeveralSeeds", Visibility::Hidden, 4, 0, TestStatus::TimedOut,
+           std::string("timed out after 20 s; seed ") + kSecret, 20.0),
+      test("Saxpy.SpecialAlphas", Visibility::Hidden, 4, 4, TestStatus::Passed, "", 0.033),
+      test("Performance.vector_add_2to26", Visibility::Hidden, 10, 10, TestStatus::Passed, "", 3.1),
+      test("Performance.saxpy_2to26", Visibility::Hidden, 10, 6.2, TestStatus::Passed, "", 3.4),
+  };
+  r.tests[6].performance = measured(0.2765, 0.2712, 2912.5, 1.0, 1.10, {1.0195, 1.0155, 1.0245},
+                                    "1.020x the solution's time (95% CI 1.016-1.025); required at most 1.1x: "
+                                    "full points");
+  r.tests[7].performance = measured(0.3408, 0.2770, 2363.0, 0.62, 0.85, {0.7912, 0.7871, 0.7950},
+                                    "79.1% of this device's peak (95% CI 78.7-79.5%); required at least 85%: "
+                                    "62% of the points");
+  r.points_earned = 25.2;
+  r.points_possible = 48;
+  r.stage_seconds = 0.004;
+  r.test_seconds = 27.3;
+  r.total_seconds = 39.5;
+  return r;
+}
+
+// Code that does not compile: a zero, with the compiler's messages (escaped) as the explanation.
+GradeReport build_failed_report() {
+  GradeReport r;
+  r.mode = "grade";
+  r.lab = "01_vector_add";
+  r.title = "Vector addition and SAXPY";
+  r.submission = "submissions/Ünïcødé/vector_add.cu";
+  r.status_detail = "the code did not compile; the compiler's messages are below";
+  r.staged_files = {"vector_add.cu"};
+  r.build = {true, false, "nvcc -O3 -arch=sm_90 -shared -o libstudent.so 'vector_add.cu'",
+             std::string("vector_add.cu(7): error: identifier \"blockIdx_x\" is undefined\n"
+                         "vector_add.cu(9): error: no operator \"<\" matches std::vector<float> & 'int'\n  ") +
+                 kNasty + "\n2 errors detected in the compilation of \"vector_add.cu\".",
+             3.2};
+  for (const char* name : {"SelfCheck.VectorAddSmall", "VectorAdd.LargePrime", "Performance.vector_add_2to26"}) {
+    const Visibility visibility = std::string(name).rfind("SelfCheck", 0) == 0 ? Visibility::Public : Visibility::Hidden;
+    r.tests.push_back(test(name, visibility, 5, 0, TestStatus::NotRun, "not run: the code did not compile", 0));
+  }
+  r.points_possible = 15;
+  r.total_seconds = 3.3;
+  return r;
+}
+
+// A forbidden include: score 0 before anything is compiled.
+GradeReport rule_violation_report() {
+  GradeReport r;
+  r.mode = "grade";
+  r.lab = "01_vector_add";
+  r.title = "Vector addition and SAXPY";
+  r.submission = "alice/";
+  r.status = RunStatus::RuleViolation;
+  r.status_detail = "score 0: vector_add.cu:3 includes <thrust/device_vector.h>";
+  r.staged_files = {"vector_add.cu"};
+  r.rule_violations = {
+      "vector_add.cu:3 includes <thrust/device_vector.h>, which thrust/* forbids (\"write the kernels yourself in "
+      "this lab\", config/labs/01_vector_add.yaml:15)",
+      std::string("vector_add.cu:4 includes <cub/cub.cuh> & ") + kNasty};
+  r.tests = {test("SelfCheck.VectorAddSmall", Visibility::Public, 5, 0, TestStatus::NotRun,
+                  "not run: the code breaks a rule of the lab", 0),
+             test("VectorAdd.LargePrime", Visibility::Hidden, 6, 0, TestStatus::NotRun,
+                  "not run: the code breaks a rule of the lab", 0)};
+  r.points_possible = 11;
+  r.total_seconds = 0.02;
+  return r;
+}
+
+const std::map<std::string, GradeReport>& fixtures() {
+  static const std::map<std::string, GradeReport> all{
+      {"graded", graded_report()}, {"build_failed", build_failed_report()}, {"rule_violation", rule_violation_report()}};
+  return all;
+}
+
+constexpr ReportView kInstructor{true};
+constexpr ReportView kStudent{false};
+
+std::string read(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Compares `actual` with golden/<name>, or rewrites it when CUDALABS_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& name, const std::string& actual) {
+  const fs::path file = fs::path(LABGRADE_GOLDEN_DIR) / name;
+  const char* update = std::getenv("CUDALABS_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(file, std::ios::binary) << actual;
+    std::cout << "updated " << file.string() << "\n";
+    return;
+  }
+  ASSERT_TRUE(fs::exists(file)) << file << " is missing; see the top of this file to generate it";
+  const std::string expected = read(file);
+  if (expected == actual) return;
+  std::size_t at = 0;
+  while (at < expected.size() && at < actual.size() && expected[at] == actual[at]) ++at;
+  const std::size_t line = static_cast<std::size_t>(std::count(actual.begin(), actual.begin() + at, '\n')) + 1;
+  ADD_FAILURE() << name << " differs from the golden file at line " << line << ":\n  expected: "
+                << expected.substr(at, 80) << "\n  actual:   " << actual.substr(at, 80)
+                << "\nIf the change is intended: CUDALABS_UPDATE_GOLDEN=1 and review the diff of " << file;
+}
+
+// "" when `xml` is well-formed, as far as what our writers emit needs (elements, attributes,
+// character and entity references, comments, processing instructions, a DOCTYPE without an
+// internal subset); otherwise what is wrong.
+std::string xml_problem(const std::string& xml) {
+  if (valid_utf8(xml) != xml) return "invalid UTF-8";
+  for (unsigned char c : xml) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return "a control character XML 1.0 forbids";
+  }
+  if (xml.find("\xEF\xBF\xBE") != std::string::npos || xml.find("\xEF\xBF\xBF") != std::string::npos) {
+    return "U+FFFE or U+FFFF";
+  }
+  const auto is_name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '-' || c == '.';
+  };
+  // A reference at xml[i] == '&': one of XML's five entities or a character reference.
+  const auto reference_ok = [&](std::size_t i) {
+    const std::size_t end = xml.find(';', i);
+    if (end == std::string::npos || end - i > 10) return false;
+    const std::string name = xml.substr(i + 1, end - i - 1);
+    if (name == "amp" || name == "lt" || name == "gt" || name == "quot" || name == "apos") return true;
+    if (name.size() < 2 || name[0] != '#') return false;
+    const bool hex = name[1] == 'x';
+    const std::string digits = name.substr(hex ? 2 : 1);
+    if (digits.empty() || digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos) {
+      return false;
+    }
+    const unsigned long code = std::stoul(digits, nullptr, hex ? 16 : 10);
+    return code == 0x9 || code == 0xA || code == 0xD || (code >= 0x20 && code <= 0xD7FF) ||
+           (code >= 0xE000 && code <= 0xFFFD) || (code >= 0x10000 && code <= 0x10FFFF);
+  };
+  std::vector<std::string> open;
+  bool root_done = false;
+  std::size_t i = 0;
+  while (i < xml.size()) {
+    const auto skip_to = [&](const char* end) {
+      const std::size_t at = xml.find(end, i);
+      if (at == std::string::npos) return false;
+      i = at + std::strlen(end);
+      return true;
+    };
+    if (xml.compare(i, 2, "<?") == 0) {
+      if (!skip_to("?>")) return "unterminated processing instruction";
+    } else if (xml.compare(i, 4, "<!--") == 0) {
+      if (!skip_to("-->")) return "unterminated comment";
+    } else if (xml.compare(i, 9, "<!DOCTYPE") == 0) {
+      if (!skip_to(">")) return "unterminated DOCTYPE";
+    } else if (xml.compare(i, 2, "</") == 0) {
+      const std::size_t end = xml.find('>', i);
+      if (end == std::string::npos) return "unterminated end tag";
+      std::string name = xml.substr(i + 2, end - i - 2);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+      if (open.empty() || open.back() != name) return "</" + name + "> does not close the open element";
+      open.pop_back();
+      root_done = open.empty();
+      i = end + 1;
+    } else if (xml[i] == '<') {
+      if (root_done) return "a second root element";
+      std::size_t j = i + 1;
+      while (j < xml.size() && is_name_char(xml[j])) ++j;
+      const std::string name = xml.substr(i + 1, j - i - 1);
+      if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return "a bad element name at " + std::to_string(i);
+      std::vector<std::string> attributes;
+      for (;;) {
+        while (j < xml.size() && std::isspace(static_cast<unsigned char>(xml[j]))) ++j;
+        if (j >= xml.size()) return "unterminated start tag <" + name;
+        if (xml.compare(j, 2, "/>") == 0) {
+          j += 2;
+          root_done = open.empty();
+          break;
+        }
+        if (xml[j] == '>') {
+          open.push_back(name);
+          ++j;
+          break;
+        }
+        const std::size_t attribute_start = j;
+        while (j < xml.size() && is_name_char(xml[j])) ++j;
+        const std::string attribute = xml.substr(attribute_start, j - attribute_start);
+        if (attribute.empty() || j + 1 >= xml.size() || xml[j] != '=' || (xml[j + 1] != '"' && xml[j + 1] != '\'')) {
+          return "a malformed attribute in <" + name + ">";
+        }
+        if (std::find(attributes.begin(), attributes.end(), attribute) != attributes.end()) {
+          return "attribute " + attribute + " twice in <" + name + ">";
+        }
+        attributes.push_back(attribute);
+        const char quote = xml[j + 1];
+        const std::size_t end = xml.find(quote, j + 2);
+        if (end == std::string::npos) return "an unterminated attribute value";
+        for (std::size_t k = j + 2; k < end; ++k) {
+          if (xml[k] == '<') return "'<' in an attribute value of <" + name + ">";
+          if (xml[k] == '&' && !reference_ok(k)) return "a bad reference in an attribute of <" + name + ">";
+        }
+        j = end + 1;
+      }
+      i = j;
+    } else {
+      const std::size_t end = std::min(xml.find('<', i), xml.size());
+      for (std::size_t k = i; k < end; ++k) {
+        if (xml[k] == '&' && !reference_ok(k)) return "a bad reference at " + std::to_string(k);
+        if (xml.compare(k, 3, "]]>") == 0) return "']]>' in character data";
+        if (open.empty() && !std::isspace(static_cast<unsigned char>(xml[k]))) return "text outside the root element";
+      }
+      i = end;
+    }
+  }
+  if (!open.empty()) return "<" + open.back() + "> is never closed";
+  if (!root_done) return "no root element";
+  return "";
+}
+
+// xmllint's verdict when it is installed (Debian: libxml2-utils), else "".
+std::string xmllint_problem(const std::string& text, const std::string& name) {
+  if (std::system("command -v xmllint >/dev/null 2>&1") != 0) return "";
+  const fs::path file = fs::path(::testing::TempDir()) / name;
+  std::ofstream(file, std::ios::binary) << text;
+  const std::string command = "xmllint --noout '" + file.string() + "' 2>&1";
+  return std::system(command.c_str()) == 0 ? "" : "xmllint rejects " + file.string();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// --- golden files ---------------------------------------------------------------------------
+
+TEST(ReportGolden, JUnit) {
+  for (const auto& [name, report] : fixtures()) expect_golden(name + ".junit.xml", junit_report(report, kInstructor));
+}
+
+TEST(ReportGolden, Gradescope) {
+  for (const auto& [name, report] : fixtures()) {
+    expect_golden(name + ".gradescope.json",
+                  gradescope_results(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+}
+
+TEST(ReportGolden, Html) {
+  for (const auto& [name, report] : fixtures()) expect_golden(name + ".html", html_report(report, kInstructor));
+  expect_golden("graded.student.html", html_report(graded_report(), kStudent));
+}
+
+// --- structure ------------------------------------------------------------------------------
+
+TEST(JunitReport, IsWellFormedXmlWithOneTestcasePerTestAndRunProblem) {
+  for (const auto& [name, report] : fixtures()) {
+    for (const ReportView view : {kInstructor, kStudent}) {
+      const std::string xml = junit_report(report, view);
+      EXPECT_EQ(xml_problem(xml), "") << name;
+      EXPECT_EQ(xmllint_problem(xml, "junit_" + name + ".xml"), "") << name;
+    }
+  }
+  const std::string graded = junit_report(graded_report(), kInstructor);
+  // 8 tests and the build; the failed public test, the partial performance case; crash and timeout.
+  EXPECT_NE(graded.find("<testsuite name=\"01_vector_add\" tests=\"9\" failures=\"3\" errors=\"2\" skipped=\"0\""),
+            std::string::npos) << graded;
+  EXPECT_EQ(count(graded, "<testcase "), 9u);
+  EXPECT_NE(graded.find("classname=\"01_vector_add.Performance\" name=\"saxpy_2to26\""), std::string::npos);
+  EXPECT_NE(graded.find("<failure message=\"79.1% of this device&#39;s peak"), std::string::npos);
+  EXPECT_NE(graded.find("got &lt;never written&gt; &amp; &quot;quoted&quot; &#39;single&#39; ]]&gt; \xEF\xBF\xBD \xEF\xBF\xBD"),
+            std::string::npos) << "escaped failure message";
+
+  const std::string failed_build = junit_report(build_failed_report(), kInstructor);
+  EXPECT_NE(failed_build.find("name=\"build\" time=\"3.200\">\n      <error message=\"the code did not compile\" "
+                              "type=\"build_failed\">$ nvcc"),
+            std::string::npos) << failed_build;
+  EXPECT_EQ(count(failed_build, "<skipped "), 3u);
+
+  const std::string violation = junit_report(rule_violation_report(), kInstructor);
+  EXPECT_NE(violation.find("name=\"forbidden rules\" time=\"0.000\">\n      <failure message=\"score 0: "
+                           "vector_add.cu:3 includes &lt;thrust/device_vector.h&gt;\" type=\"rule_violation\">"),
+            std::string::npos) << violation;
+}
+
+TEST(GradescopeReport, HasTheSpecifiedKeysAndTypes) {
+  for (const auto& [name, report] : fixtures()) {
+    const std::string text = gradescope_results(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    const nlohmann::json json = nlohmann::json::parse(text);  // throws on invalid JSON
+    SCOPED_TRACE(name);
+    EXPECT_TRUE(json.at("score").is_number());
+    EXPECT_TRUE(json.at("max_score").is_number());
+    EXPECT_TRUE(json.at("execution_time").is_number_integer());
+    EXPECT_TRUE(json.at("output").is_string());
+    EXPECT_EQ(json.at("visibility"), "visible");
+    EXPECT_EQ(json.at("stdout_visibility"), "hidden");
+    ASSERT_EQ(json.at("tests").size(), report.tests.size());
+    for (const auto& entry : json.at("tests")) {
+      EXPECT_TRUE(entry.at("name").is_string());
+      EXPECT_TRUE(entry.at("score").is_number());
+      EXPECT_TRUE(entry.at("max_score").is_number());
+      EXPECT_TRUE(entry.at("output").is_string());
+      EXPECT_TRUE(entry.at("status") == "passed" || entry.at("status") == "failed") << entry;
+      EXPECT_TRUE(entry.at("visibility") == "visible" || entry.at("visibility") == "after_published") << entry;
+    }
+  }
+  const nlohmann::json graded = gradescope_results(graded_report());
+  EXPECT_EQ(graded["score"], 25.2);
+  EXPECT_EQ(graded["execution_time"], 40);
+  EXPECT_EQ(graded["tests"][0]["visibility"], "visible");
+  EXPECT_EQ(graded["tests"][2]["visibility"], "after_published");
+  EXPECT_EQ(graded["tests"][7]["status"], "failed") << "partial credit is not a pass";
+  ASSERT_EQ(graded["leaderboard"].size(), 2u);
+  EXPECT_EQ(graded["leaderboard"][0]["name"], "Performance.vector_add_2to26 median ms");
+  EXPECT_EQ(graded["leaderboard"][0]["value"], 0.2765);
+  EXPECT_EQ(graded["leaderboard"][0]["order"], "asc");
+  EXPECT_FALSE(gradescope_results(build_failed_report()).contains("leaderboard")) << "nothing was measured";
+
+  const std::string output = gradescope_results(build_failed_report())["output"];
+  EXPECT_NE(output.find("The code did not compile. Compiler output:\nvector_add.cu(7): error"), std::string::npos)
+      << output;
+  GradescopeOptions options;
+  options.hidden_test_visibility = "after_due_date";
+  EXPECT_EQ(gradescope_results(graded_report(), options)["tests"][2]["visibility"], "after_due_date");
+}
+
+TEST(HtmlReport, IsSelfContainedWellFormedAndEscaped) {
+  for (const auto& [name, report] : fixtures()) {
+    for (const ReportView view : {kInstructor, kStudent}) {
+      const std::string html = html_report(report, view);
+      SCOPED_TRACE(name);
+      EXPECT_EQ(xml_problem(html), "") << "the page is written as well-formed XML too";
+      EXPECT_EQ(xmllint_problem(html, "html_" + name + ".html"), "");
+      for (const char* external : {"http:", "https:", "<script", "<link", "src=", "url(", "@import"}) {
+        EXPECT_EQ(html.find(external), std::string::npos) << "the page must not fetch anything: " << external;
+      }
+    }
+  }
+  const std::string graded = html_report(graded_report(), kInstructor);
+  EXPECT_EQ(graded.find("<never written>"), std::string::npos);
+  EXPECT_NE(graded.find("got &lt;never written&gt; &amp; &quot;quoted&quot; &#39;single&#39; ]]&gt;"),
+            std::string::npos);
+  EXPECT_NE(graded.find("submissions/Ünïcødé/"), std::string::npos);
+  EXPECT_EQ(count(graded, "<svg "), 4u) << "per measured case: time, and bandwidth against the copy peak";
+  EXPECT_NE(graded.find("79.1%"), std::string::npos);
+
+  const std::string failed_build = html_report(build_failed_report(), kInstructor);
+  EXPECT_NE(failed_build.find("<h2>Compiler output</h2>"), std::string::npos);
+  EXPECT_NE(failed_build.find("no operator &quot;&lt;&quot; matches std::vector&lt;float&gt; &amp; &#39;int&#39;"),
+            std::string::npos);
+  const std::string violation = html_report(rule_violation_report(), kInstructor);
+  EXPECT_NE(violation.find("<h2>Rules broken (the lab scores 0)</h2>"), std::string::npos);
+}
+
+TEST(ReportFormats, StudentViewsNeverShowHiddenTestsDetails) {
+  const GradeReport report = graded_report();
+  std::ostringstream text;
+  write_text_report(text, report, TextStyle{false, false});
+  const std::map<std::string, std::string> views{
+      {"junit", junit_report(report, kStudent)},
+      {"html", html_report(report, kStudent)},
+      {"gradescope", gradescope_results(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
+      {"text", text.str()}};
+  for (const auto& [format, rendered] : views) {
+    EXPECT_EQ(rendered.find(kSecret), std::string::npos) << format;
+    EXPECT_NE(rendered.find("LargePrime"), std::string::npos) << format << ": names stay";
+    EXPECT_NE(rendered.find("expected 1.5"), std::string::npos) << format << ": public details stay";
+  }
+  EXPECT_NE(junit_report(report, kInstructor).find(kSecret), std::string::npos) << "instructors see everything";
+  EXPECT_NE(html_report(report, kInstructor).find(kSecret), std::string::npos);
+  // Hidden performance cases: the verdict, not the figures behind it.
+  EXPECT_EQ(html_report(report, kStudent).find("<svg "), std::string::npos);
+}
+
+// --- text handling and files ----------------------------------------------------------------
+
+TEST(MarkupEscape, ReplacesWhatXmlCannotCarry) {
+  EXPECT_EQ(markup_escape("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;");
+  EXPECT_EQ(markup_escape("tab\tline\nret\r"), "tab\tline\nret&#13;");
+  EXPECT_EQ(markup_escape("tab\tline\n", true), "tab&#9;line&#10;");
+  const std::string replacement = "\xEF\xBF\xBD";
+  EXPECT_EQ(markup_escape(std::string("\x01\x1b[31m", 6)), replacement + replacement + "[31m");
+  EXPECT_EQ(markup_escape(std::string("nul\0", 4)), "nul" + replacement);
+  EXPECT_EQ(markup_escape("\xff"), replacement);
+  EXPECT_EQ(markup_escape("\xC0\xAF"), replacement + replacement) << "overlong '/'";
+  EXPECT_EQ(markup_escape("\xED\xA0\x80"), replacement + replacement + replacement) << "a surrogate";
+  EXPECT_EQ(markup_escape("\xEF\xBF\xBE"), replacement) << "U+FFFE";
+  EXPECT_EQ(markup_escape("Ünïcødé €𝄞"), "Ünïcødé €𝄞");
+  EXPECT_EQ(valid_utf8("ok\xffok\xE2\x82"), "ok" + replacement + "ok" + replacement + replacement);
+  EXPECT_EQ(first_line("Ünïcødé and more\nsecond", 7), "Ünïcødé...");
+  EXPECT_EQ(first_line("short", 10), "short");
+}
+
+TEST(ReportFiles, AreWrittenAtomicallyAndNeverOverADirectory) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "report_formats_files";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "a_directory");
+  write_junit_report(dir / "report.xml", graded_report(), kInstructor);
+  EXPECT_EQ(read(dir / "report.xml"), junit_report(graded_report(), kInstructor));
+  write_html_report(dir / "report.xml", build_failed_report(), kInstructor);  // replaces the file
+  EXPECT_EQ(read(dir / "report.xml"), html_report(build_failed_report(), kInstructor));
+
+  try {
+    write_html_report(dir / "a_directory", graded_report(), kInstructor);
+    ADD_FAILURE() << "wrote over a directory";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot write the HTML report to " + (dir / "a_directory").string() +
+                                             ": it is a directory"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(fs::is_directory(dir / "a_directory"));
+  EXPECT_THROW(write_gradescope_report(dir / "missing" / "results.json", graded_report()), std::runtime_error);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".partial"), std::string::npos) << "left behind: " << entry.path();
+  }
+}
+
+TEST(ReportOutputs, WritesEachFormatWhereAsked) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "report_formats_outputs";
+  fs::remove_all(dir);
+  ReportOutputs outputs;
+  outputs.output_dir = dir / "all";
+  outputs.html = dir / "extra.html";
+  prepare_report_outputs(outputs);  // creates the directory
+  std::ostringstream out, notes;
+  emit_reports(graded_report(), outputs, out, false, notes);
+  for (const char* name : {"report.txt", "report.json", "report.junit.xml", "results.json", "report.html"}) {
+    EXPECT_TRUE(fs::is_regular_file(dir / "all" / name)) << name;
+    EXPECT_NE(out.str().find((dir / "all" / name).string()), std::string::npos) << "says where " << name << " went";
+  }
+  EXPECT_TRUE(fs::is_regular_file(dir / "extra.html"));
+  EXPECT_NE(out.str().find("Score: 25.2 / 48"), std::string::npos) << "the text report on stdout";
+  EXPECT_EQ(read(dir / "all" / "results.json"),
+            gradescope_results(graded_report()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+
+  // One format on stdout, and nothing else there: it can be piped.
+  ReportOutputs json_only;
+  json_only.formats = {"json"};
+  json_only.junit = dir / "report.xml";
+  std::ostringstream json_out, json_notes;
+  emit_reports(graded_report(), json_only, json_out, false, json_notes);
+  EXPECT_EQ(nlohmann::json::parse(json_out.str())["lab"], "01_vector_add");
+  EXPECT_NE(json_notes.str().find("JUnit report: "), std::string::npos);
+
+  ReportOutputs two_on_stdout;
+  two_on_stdout.formats = {"json", "html"};
+  EXPECT_THROW(prepare_report_outputs(two_on_stdout), UsageError);
+  ReportOutputs into_directory;
+  into_directory.gradescope = dir;
+  EXPECT_THROW(prepare_report_outputs(into_directory), UsageError);
+  ReportOutputs unknown;
+  unknown.formats = {"pdf"};
+  EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -81,20 +81,37 @@ std::vector<std::string> nvcc_architecture_flags(const std::vector<std::string>&
   return flags;
 }
 
-std::vector<std::string> student_library_command(const BuildRecipe& recipe,
-                                                 const std::vector<std::filesystem::path>& sources,
-                                                 const std::filesystem::path& output) {
+namespace {
+
+std::vector<std::string> nvcc_base(const BuildRecipe& recipe) {
   std::vector<std::string> command{recipe.nvcc, "-std=c++" + recipe.cuda_standard, "-O3", "-lineinfo",
-                                   "-shared", "-Xcompiler=-fPIC", "-cudart=shared"};
+                                   "-Xcompiler=-fPIC", "-cudart=shared"};
   if (!recipe.host_compiler.empty()) command.push_back("-ccbin=" + recipe.host_compiler);
   for (auto& flag : nvcc_architecture_flags(recipe.cuda_architectures)) command.push_back(std::move(flag));
+  return command;
+}
+
+}  // namespace
+
+std::vector<std::string> student_compile_command(const BuildRecipe& recipe, const std::filesystem::path& source,
+                                                 const std::filesystem::path& object) {
+  std::vector<std::string> command = nvcc_base(recipe);
   command.push_back("-DLAB_IMPL=student");
   for (const auto& dir : recipe.include_dirs) command.push_back("-I" + dir);
+  command.insert(command.end(), {"-c", source.string(), "-o", object.string()});
+  return command;
+}
+
+std::vector<std::string> student_link_command(const BuildRecipe& recipe,
+                                              const std::vector<std::filesystem::path>& objects,
+                                              const std::filesystem::path& output) {
+  std::vector<std::string> command = nvcc_base(recipe);
+  command.push_back("-shared");
   // Every symbol the student library needs must resolve now, not when a test first calls it.
   command.push_back("-Xlinker=--no-undefined");
   command.push_back("-o");
   command.push_back(output.string());
-  for (const auto& source : sources) command.push_back(source.string());
+  for (const auto& object : objects) command.push_back(object.string());
   return command;
 }
 

@@ -26,9 +26,13 @@ BuildRecipe load_build_recipe(const std::filesystem::path& file);
 // nvcc flags for CMake-style architecture entries: "90", "90-real", "90-virtual", "native", "all".
 std::vector<std::string> nvcc_architecture_flags(const std::vector<std::string>& architectures);
 
-// The nvcc command that turns `sources` into the shared student library `output`.
-std::vector<std::string> student_library_command(const BuildRecipe& recipe,
-                                                 const std::vector<std::filesystem::path>& sources,
-                                                 const std::filesystem::path& output);
+// The student library is built in two steps, so the forbid: rules can look at what the student's
+// own object code calls, not at what the toolchain links in beside it (some toolchains link parts
+// of libstdc++ statically into a shared library, bringing open(), ioctl() and friends along).
+std::vector<std::string> student_compile_command(const BuildRecipe& recipe, const std::filesystem::path& source,
+                                                 const std::filesystem::path& object);
+std::vector<std::string> student_link_command(const BuildRecipe& recipe,
+                                              const std::vector<std::filesystem::path>& objects,
+                                              const std::filesystem::path& output);
 
 }  // namespace labgrade

@@ -46,6 +46,7 @@ struct BuildSummary {
   std::string command;
   std::string output;  // compiler messages
   double seconds = 0;
+  std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
 };
 
 struct GradeReport {

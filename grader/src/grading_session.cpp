@@ -160,8 +160,10 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
     report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code did not compile", only_public);
     return finish(not_built, "the code did not compile; the compiler's messages are below");
   }
-  const std::vector<std::string> called =
-      undefined_symbols(binary_dir / loaded.recipe.student_library, compiler_limits(loaded.course.limits));
+  std::vector<std::string> called;
+  for (const auto& object : report.build.object_files) {
+    for (auto& symbol : undefined_symbols(object, compiler_limits(loaded.course.limits))) called.push_back(std::move(symbol));
+  }
   const std::string compiled = fmt::format("the compiled code of {}", fmt::join(staged.taken_from, ", "));
   if (const auto violations = check_symbols(called, rules.symbols, compiled); !violations.empty()) {
     return broke_rules(violations);

@@ -43,7 +43,7 @@ std::vector<RuleViolation> check_symbols(const std::vector<std::string>& symbols
                                          const std::vector<cudalabs::config::ForbidRule>& rules,
                                          const std::string& location);
 
-// Runs nm on the library and returns its undefined dynamic symbols. Throws std::runtime_error
+// Runs nm on an object file (its undefined symbols) or a library (its undefined dynamic symbols). Throws std::runtime_error
 // when nm cannot run or fails (naming the Debian package that provides it).
 std::vector<std::string> undefined_symbols(const std::filesystem::path& library, const ResourceLimits& limits);
 

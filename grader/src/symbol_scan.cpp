@@ -60,7 +60,10 @@ std::vector<RuleViolation> check_symbols(const std::vector<std::string>& symbols
 std::vector<std::string> undefined_symbols(const std::filesystem::path& library, const ResourceLimits& limits) {
   ProcessSpec spec;
   // -p: symbol-table order, no sorting. The library is untrusted input to nm, hence the limits.
-  spec.argv = {"nm", "-D", "--undefined-only", "-p", library.string()};
+  // An object file has no dynamic symbol table; a shared library or executable is read through it.
+  spec.argv = library.extension() == ".o"
+                  ? std::vector<std::string>{"nm", "--undefined-only", "-p", library.string()}
+                  : std::vector<std::string>{"nm", "-D", "--undefined-only", "-p", library.string()};
   spec.timeout_seconds = 60;
   spec.max_output_bytes = 16 << 20;
   spec.limits = limits;

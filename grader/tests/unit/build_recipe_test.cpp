@@ -25,21 +25,36 @@ TEST(NvccArchitectureFlags, RejectsWhatNvccWouldMisread) {
   EXPECT_THROW(nvcc_architecture_flags({""}), std::invalid_argument);
 }
 
-TEST(StudentLibraryCommand, BuildsASharedLibraryWithTheStudentNamespace) {
+BuildRecipe sample_recipe() {
   BuildRecipe recipe;
   recipe.nvcc = "/usr/local/cuda/bin/nvcc";
   recipe.host_compiler = "/usr/bin/g++";
   recipe.cuda_architectures = {"90"};
   recipe.cuda_standard = "17";
   recipe.include_dirs = {"/course/labs/01_vector_add", "/course/common/include"};
-  const auto command = student_library_command(recipe, {"/tmp/work/vector_add.cu"}, "/tmp/work/libstudent.so");
-  const std::string line = shell_quote(command);
+  return recipe;
+}
+
+bool has(const std::vector<std::string>& command, const std::string& flag) {
+  return std::find(command.begin(), command.end(), flag) != command.end();
+}
+
+TEST(StudentBuildCommands, CompileEachSourceInTheStudentNamespace) {
+  const auto command = student_compile_command(sample_recipe(), "/tmp/work/vector_add.cu", "/tmp/o/vector_add.cu.o");
   EXPECT_EQ(command.front(), "/usr/local/cuda/bin/nvcc");
-  EXPECT_EQ(command.back(), "/tmp/work/vector_add.cu");
-  for (const char* expected : {"-std=c++17", "-shared", "-cudart=shared", "-ccbin=/usr/bin/g++", "-DLAB_IMPL=student",
-                               "-I/course/labs/01_vector_add", "-Xlinker=--no-undefined"}) {
-    EXPECT_NE(std::find(command.begin(), command.end(), expected), command.end()) << expected << " in " << line;
+  for (const char* expected : {"-std=c++17", "-c", "/tmp/work/vector_add.cu", "-Xcompiler=-fPIC", "-cudart=shared",
+                               "-ccbin=/usr/bin/g++", "-DLAB_IMPL=student", "-I/course/labs/01_vector_add"}) {
+    EXPECT_TRUE(has(command, expected)) << expected << " in " << shell_quote(command);
   }
+  EXPECT_FALSE(has(command, "-shared"));
+}
+
+TEST(StudentBuildCommands, LinkTheObjectsIntoASharedLibraryWithNothingUnresolved) {
+  const auto command = student_link_command(sample_recipe(), {"/tmp/o/a.cu.o", "/tmp/o/b.cu.o"}, "/tmp/bin/lib.so");
+  for (const char* expected : {"-shared", "-cudart=shared", "-Xlinker=--no-undefined", "/tmp/o/a.cu.o", "/tmp/o/b.cu.o"}) {
+    EXPECT_TRUE(has(command, expected)) << expected << " in " << shell_quote(command);
+  }
+  EXPECT_EQ(*(std::find(command.begin(), command.end(), "-o") + 1), "/tmp/bin/lib.so");
 }
 
 class BuildRecipeFile : public ::testing::Test {

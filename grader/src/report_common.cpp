@@ -74,7 +74,8 @@ std::string visible_detail(const ScoredTest& test, const ReportView& view) {
   }
   if (!test.performance) return test.outcome.message;
   std::string detail = describe(*test.performance);
-  if (!test.outcome.message.empty()) detail += "\n" + test.outcome.message;
+  // Scoring already puts the figures in the message; add it only when it says something else.
+  if (!test.outcome.message.empty() && test.outcome.message != detail) detail += "\n" + test.outcome.message;
   return detail;
 }
 

@@ -45,7 +45,7 @@ CompareReport compare_values(const std::vector<T>& expected, const std::vector<T
     }
     if (pass) continue;
     ++report.mismatches;
-    if (unwritten) ++report.never_written;
+    if (unwritten && report.never_written++ == 0) report.first_never_written = i;
     if (report.first.size() < max_listed) {
       report.first.push_back(Mismatch{i, static_cast<double>(e), static_cast<double>(a), unwritten});
     }
@@ -115,7 +115,16 @@ std::string CompareReport::to_string(std::string_view what) const {
   }
   out += fmt::format("{}: {} of {} elements differ ({})", what, mismatches, checked, format_tolerance(*this));
   if (never_written > 0) out += fmt::format("; {} never written", never_written);
-  if (never_written == checked) out += " (nothing was written: did the kernel run?)";
+  if (never_written == checked) {
+    out += " (nothing was written: did the kernel run?)";
+  } else if (never_written > 0 && never_written == checked - first_never_written) {
+    // Exactly the tail is missing: the classic bounds or grid-size mistake.
+    out += fmt::format(" (every element from index {} on: the last {} were not written; check that the grid "
+                       "covers all n elements and the bound is i < n)",
+                       first_never_written, never_written);
+  } else if (never_written > 0) {
+    out += " (some elements in the middle were not written: check the index computation and the grid-stride step)";
+  }
   for (const Mismatch& m : first) out += "\n" + format_mismatch(m, *this);
   if (mismatches > first.size()) out += fmt::format("\n  ... and {} more", mismatches - first.size());
   return out;

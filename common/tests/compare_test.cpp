@@ -94,8 +94,21 @@ TEST(Compare, PoisonCountsAsNeverWritten) {
   EXPECT_TRUE(report.first[1].never_written);
   EXPECT_EQ(report.first[1].index, 997u);
   const std::string text = report.to_string("vector c");
-  EXPECT_TRUE(contains(text, "vector c: 3 of 1000 elements differ (tolerance abs 0, rel 0); 2 never written\n"));
+  EXPECT_TRUE(contains(text, "vector c: 3 of 1000 elements differ (tolerance abs 0, rel 0); 2 never written (some "
+                             "elements in the middle were not written"));
   EXPECT_TRUE(contains(text, "  [999] expected 1.5, got <never written (still 0xFF poison)>"));
+}
+
+TEST(Compare, AnUnwrittenTailGetsTheBoundsHint) {
+  std::vector<float> expected(100, 1.5f);
+  std::vector<float> actual = expected;
+  for (std::size_t i = 96; i < 100; ++i) actual[i] = poison<float>();
+  const auto report = compare_floats(expected, actual, Tolerance{});
+  EXPECT_EQ(report.first_never_written, 96u);
+  EXPECT_TRUE(contains(report.to_string("vector c"),
+                       "4 never written (every element from index 96 on: the last 4 were not written; check that the "
+                       "grid covers all n elements and the bound is i < n)"))
+      << report.to_string("vector c");
 }
 
 TEST(Compare, PoisonIsNotExcusedByNaNExpected) {

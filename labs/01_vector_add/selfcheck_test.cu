@@ -40,7 +40,7 @@ TEST_F(SelfCheck, VectorAddSmall) {
   EXPECT_TRUE(dc.guards_intact("vector_add", "c"));
   EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(lab01::cpu_vector_add(a, b), dc.values(),
                                                          cudalabs::lab_tolerance("vector_add")),
-                                "vector c"));
+                                "c = a + b"));
 }
 
 TEST_F(SelfCheck, VectorAddZeroLength) {
@@ -68,7 +68,7 @@ TEST_F(SelfCheck, SaxpySmall) {
   EXPECT_TRUE(dy.guards_intact("saxpy", "y"));
   EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(lab01::cpu_saxpy(alpha, x, y), dy.values(),
                                                          cudalabs::lab_tolerance("saxpy")),
-                                "vector y"));
+                                "y = alpha * x + y"));
 }
 
 TEST_F(SelfCheck, SaxpyZeroLength) {

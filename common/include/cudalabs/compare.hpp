@@ -36,6 +36,7 @@ struct CompareReport {
   std::vector<Mismatch> first;    // the first max_listed mismatches, by index
   Tolerance tolerance;
   std::size_t never_written = 0;  // mismatching elements that still hold the 0xFF poison
+  std::size_t first_never_written = 0;  // lowest index among them (meaningful when never_written > 0)
   std::size_t expected_size = 0;
   std::size_t actual_size = 0;
   ValueKind kind = ValueKind::Float;

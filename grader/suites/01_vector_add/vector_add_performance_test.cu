@@ -32,7 +32,7 @@ TEST_F(Performance, vector_add_2to26) {
                                    [&] { return student::vector_add(da.data(), db.data(), dc.data(), kTimedSize); }));
   ASSERT_TRUE(cudalabs::matches(cudalabs::compare_floats(lab01::cpu_vector_add(a, b), dc.copy_to_host(),
                                                          cudalabs::lab_tolerance("vector_add")),
-                                "vector c"))
+                                "c = a + b"))
       << "a wrong result is not timed";
 
   cudalabs::PerformanceWork work;
@@ -55,7 +55,7 @@ TEST_F(Performance, saxpy_2to26) {
                                    [&] { return student::saxpy(alpha, dx.data(), dy.data(), kTimedSize); }));
   ASSERT_TRUE(cudalabs::matches(cudalabs::compare_floats(lab01::cpu_saxpy(alpha, x, y), dy.copy_to_host(),
                                                          cudalabs::lab_tolerance("saxpy")),
-                                "vector y"))
+                                "y = alpha * x + y"))
       << "a wrong result is not timed";
 
   cudalabs::PerformanceWork work;

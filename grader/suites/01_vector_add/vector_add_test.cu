@@ -94,7 +94,7 @@ void check_vector_add(const AddCase& c) {
   AddRun run = run_add(&student::vector_add, "vector_add", a, b, c.offsets);
   ASSERT_TRUE(run.status);
   EXPECT_TRUE(run.c.guards_intact("vector_add", "c"));
-  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(expected, run.c.values(), tolerance), "vector c"));
+  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(expected, run.c.values(), tolerance), "c = a + b"));
   if (c.check_inputs) {
     EXPECT_TRUE(lab01::bit_identical(a, run.a.values(), "vector_add", "a"));
     EXPECT_TRUE(lab01::bit_identical(b, run.b.values(), "vector_add", "b"));
@@ -134,7 +134,7 @@ void check_saxpy(const SaxpyCase& c, std::vector<float> x = {}, std::vector<floa
   SaxpyRun run = run_saxpy(&student::saxpy, "saxpy", c.alpha, x, y, c.offsets);
   ASSERT_TRUE(run.status);
   EXPECT_TRUE(run.y.guards_intact("saxpy", "y"));
-  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(expected, run.y.values(), tolerance), "vector y"));
+  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats(expected, run.y.values(), tolerance), "y = alpha * x + y"));
   if (c.check_inputs) {
     EXPECT_TRUE(lab01::bit_identical(x, run.x.values(), "saxpy", "x"));
     EXPECT_TRUE(run.x.guards_intact("saxpy", "x"));

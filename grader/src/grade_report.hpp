@@ -6,6 +6,7 @@
 
 #include "cudalabs/config/lab_config.hpp"
 #include "performance_result.hpp"
+#include "sanitizer_findings.hpp"
 
 namespace labgrade {
 
@@ -26,6 +27,7 @@ struct ScoredTest {
   double points_earned = 0;
   TestOutcome outcome;
   std::optional<PerformanceResult> performance;  // a performance case that was measured
+  std::vector<SanitizerFinding> sanitizer;       // one per tool when the sanitizer pass ran this test
 };
 
 // Why the grade is what it is, beyond the individual tests. Values double as the exit codes

@@ -11,6 +11,7 @@
 #include "build_recipe.hpp"
 #include "cudalabs/config/course_config.hpp"
 #include "cudalabs/config/lab_config.hpp"
+#include "sanitizer_pass.hpp"
 #include "scoring.hpp"
 #include "session_rules.hpp"
 #include "staging.hpp"
@@ -96,6 +97,15 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
                                  request.lab, request.lab));
   }
   const fs::path submission = request.submission.empty() ? paths.lab_dir(request.lab) : request.submission;
+  // Found before anything is built, so a missing sanitizer costs no time.
+  const bool sanitize = request.sanitize || (graded && loaded.lab.sanitizer.required);
+  const fs::path sanitizer = sanitize ? find_compute_sanitizer(loaded.recipe.nvcc) : fs::path{};
+  if (sanitize && sanitizer.empty()) {
+    throw UsageError(fmt::format("{} needs compute-sanitizer, found neither next to {} nor on PATH",
+                                 request.sanitize ? "--sanitize" : request.lab + " (its YAML says sanitizer: "
+                                                                                 "{required: true})",
+                                 loaded.recipe.nvcc.empty() ? "nvcc" : loaded.recipe.nvcc));
+  }
 
   GradeReport report;
   report.mode = graded ? "grade" : "check";
@@ -214,6 +224,15 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
     return finish(RunStatus::NoCudaDevice,
                   fmt::format("not a grade: the code compiled, but no CUDA device is usable here, so its tests "
                               "were skipped; {}", reason));
+  }
+  if (sanitize) {
+    std::vector<std::string> correctness;  // not Performance.*: far too slow under a sanitizer
+    for (const auto& spec : loaded.lab.tests) {
+      if (!only_public || spec.visibility == config::Visibility::Public) correctness.push_back(spec.name);
+    }
+    apply_sanitizer_findings(report.tests, run_sanitizer_pass(invocation, sanitizer, correctness),
+                             loaded.lab.sanitizer.required);
+    report.test_seconds = seconds_since(test_start);
   }
   const bool all_passed = std::all_of(report.tests.begin(), report.tests.end(), [](const ScoredTest& test) {
     return test.outcome.status == TestStatus::Passed;

@@ -15,6 +15,14 @@ nlohmann::json report_to_json(const GradeReport& report) {
                          {"seconds", test.outcome.seconds},
                          {"message", test.outcome.message}};
     if (test.performance) entry["performance"] = to_json(*test.performance);
+    if (!test.sanitizer.empty()) {
+      nlohmann::json findings = nlohmann::json::array();
+      for (const auto& finding : test.sanitizer) {
+        findings.push_back({{"tool", finding.tool}, {"completed", finding.completed}, {"clean", finding.clean},
+                            {"errors", finding.errors}, {"excerpt", finding.excerpt}});
+      }
+      entry["sanitizer"] = std::move(findings);
+    }
     tests.push_back(std::move(entry));
   }
   return {{"schema_version", kReportSchemaVersion},

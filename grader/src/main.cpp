@@ -27,6 +27,10 @@ constexpr const char* kExitCodes = R"(Exit codes:
   7  labgrade itself failed (build tree incomplete, I/O error)
   8  the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0)";
 
+constexpr const char* kSanitizeHelp =
+    "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
+    "finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
+
 int report_and_exit_code(const labgrade::GradeReport& report, const labgrade::ReportOutputs& outputs) {
   labgrade::emit_reports(report, outputs, std::cout, ::isatty(STDOUT_FILENO), std::cerr);
   return static_cast<int>(report.status);
@@ -82,6 +86,7 @@ int main(int argc, char** argv) {
   add_report_options(*check, check_outputs);
   check->add_option("--work-dir", check_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   check->add_flag("--keep-work-dir", check_request.keep_work_dir, "Keep the build directory for inspection");
+  check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
   check->footer(kExitCodes);
 
   labgrade::RunRequest grade_request;
@@ -94,6 +99,7 @@ int main(int argc, char** argv) {
   add_report_options(*grade, grade_outputs);
   grade->add_option("--work-dir", grade_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
+  grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
   grade->footer(kExitCodes);
 
   try {

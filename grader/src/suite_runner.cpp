@@ -20,7 +20,8 @@ constexpr std::size_t kOutputTailShown = 2000;
 
 ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::string> args) {
   ProcessSpec spec;
-  spec.argv = {invocation.harness.string()};
+  spec.argv = invocation.launcher;
+  spec.argv.push_back(invocation.harness.string());
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.working_dir = invocation.working_dir;
   spec.extra_env = invocation.env;
@@ -165,6 +166,7 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     spec.secret_fd_env = cudalabs::kResultTokenFdVariable;
     const ProcessResult process = run_process(spec, [&](const std::string& line) { read_event(state, line); });
     ++run.processes;
+    run.output += process.output;
     run.untrusted_lines += state.untrusted_lines;
     if (state.environment_seen && run.device.empty()) {
       run.device = state.device;

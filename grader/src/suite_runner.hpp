@@ -16,6 +16,7 @@ namespace labgrade {
 
 struct HarnessInvocation {
   std::filesystem::path harness;
+  std::vector<std::string> launcher;  // run before the harness, e.g. compute-sanitizer and its options
   std::filesystem::path working_dir;
   std::vector<std::pair<std::string, std::string>> env;
   double test_timeout_seconds = 30;
@@ -42,6 +43,7 @@ struct SuiteRun {
   int processes = 0;                  // how many harness processes it took
   std::map<std::string, PerformanceMeasurement> measurements;  // by test, for performance cases
   int untrusted_lines = 0;            // result lines ignored: wrong or no token, or a test not asked for
+  std::string output;                 // stdout and stderr of every process, in order (a sanitizer's report)
 };
 
 // Runs `tests` in as few processes as possible: when a process dies, hangs or loses its CUDA

@@ -43,6 +43,28 @@ std::string indented(const std::string& text) {
   return out;
 }
 
+// Tests with findings in detail; clean ones counted in one line.
+void write_sanitizer_section(std::ostream& out, const GradeReport& report, bool show_hidden, bool color) {
+  const Painter paint{color};
+  std::size_t ran = 0, clean = 0;
+  for (const auto& test : report.tests) {
+    if (test.sanitizer.empty()) continue;
+    ++ran;
+    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++clean;
+  }
+  if (ran == 0) return;
+  out << "\n" << paint("Sanitizer (memcheck, racecheck), each test alone:", "1") << "\n";
+  out << fmt::format("  {} of {} tests clean\n", clean, ran);
+  for (const auto& test : report.tests) {
+    for (const auto& finding : test.sanitizer) {
+      if (finding.clean) continue;
+      out << "  " << paint(test.name, "1") << "  " << summarize(finding) << "\n";
+      const bool hide = !show_hidden && test.visibility == cudalabs::config::Visibility::Hidden;
+      if (!hide) out << indented(finding.excerpt);
+    }
+  }
+}
+
 }  // namespace
 
 TextStyle text_style_for_terminal(bool stream_is_tty) {
@@ -113,6 +135,7 @@ void write_text_report(std::ostream& out, const GradeReport& report, const TextS
     const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
     out << indented(hide ? "details of hidden tests are not shown" : test.outcome.message);
   }
+  write_sanitizer_section(out, report, style.show_hidden_details, style.color);
   if (!report.rule_violations.empty()) {
     out << "\n" << paint("Rules broken (the lab scores 0):", "1") << "\n";
     for (const auto& violation : report.rule_violations) out << indented(violation);

@@ -3,7 +3,9 @@
 // Static-rule cases run everywhere (they never reach a GPU); the others skip without a GPU.
 #include <gtest/gtest.h>
 
+#include "build_recipe.hpp"
 #include "labgrade_runner.hpp"
+#include "sanitizer_findings.hpp"
 
 namespace labgrade {
 namespace {
@@ -124,6 +126,61 @@ TEST(Adversarial, HoggingGpuMemoryFailsLaterTestsAndTheGraderFinishes) {
   // The memory went back with the test process: the reference still gets full marks next.
   const LabgradeRun after = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
   EXPECT_EQ(after.report["points_earned"], 100) << after.process.output;
+}
+
+// ---- sanitizer mode (GPU and compute-sanitizer) ----------------------------------------------
+
+// Why the sanitizer tests cannot run here, or "" when they can.
+std::string sanitizer_missing() {
+  if (!has_gpu()) return "no CUDA device";
+  std::string nvcc;
+  try {
+    nvcc = load_build_recipe(std::string(CUDALABS_BINARY_DIR) + "/cudalabs/labs/01_vector_add.json").nvcc;
+  } catch (const std::exception&) {
+  }
+  return find_compute_sanitizer(nvcc).empty() ? "compute-sanitizer not found next to nvcc or on PATH" : "";
+}
+
+LabgradeRun grade_sanitized(const std::string& name) {
+  return labgrade({"grade", "01_vector_add", "--submission", submission(name), "--sanitize"}, 3000);
+}
+
+// The tool's findings of every test whose name starts with `prefix`, concatenated.
+std::string findings_of(const nlohmann::json& report, const std::string& prefix, const std::string& tool) {
+  std::string found;
+  for (const auto& test : report["tests"]) {
+    if (test["name"].get<std::string>().rfind(prefix, 0) != 0 || !test.contains("sanitizer")) continue;
+    for (const auto& finding : test["sanitizer"]) {
+      if (finding["tool"] == tool && !finding["clean"].get<bool>()) found += finding["excerpt"].get<std::string>();
+    }
+  }
+  return found;
+}
+
+TEST(Adversarial, AMissingSyncthreadsIsARaceUnderRacecheck) {
+  if (const std::string why = sanitizer_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabgradeRun run = grade_sanitized("missing_syncthreads");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  EXPECT_CONTAINS(findings_of(run.report, "VectorAdd.", "racecheck"), "hazard");
+  EXPECT_EQ(findings_of(run.report, "Saxpy.", "racecheck"), "");  // saxpy has no shared memory
+  EXPECT_CONTAINS(run.process.output, "Sanitizer (memcheck, racecheck)");
+  // 01_vector_add does not require a clean run: findings are reported, points unchanged.
+  EXPECT_EQ(test_named(run.report, "Saxpy.LargePrime")["status"], "passed");
+}
+
+TEST(Adversarial, AnOutOfBoundsWriteIsNamedByMemcheck) {
+  if (const std::string why = sanitizer_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabgradeRun run = grade_sanitized("out_of_bounds");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_CONTAINS(findings_of(run.report, "VectorAdd.", "memcheck"), "Invalid __global__ write");
+  EXPECT_EQ(findings_of(run.report, "Saxpy.", "memcheck"), "");
+  for (const auto& test : run.report["tests"]) {
+    const bool timed = test["name"].get<std::string>().rfind("Performance.", 0) == 0;
+    EXPECT_EQ(test.contains("sanitizer"), !timed) << test["name"];
+  }
 }
 
 }  // namespace

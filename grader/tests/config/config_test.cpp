@@ -520,3 +520,21 @@ TEST(PerformanceVerdict, ExplainsTheFiguresBehindTheVerdict) {
 
 }  // namespace
 }  // namespace cudalabs::config
+
+// ---- sanitizer: ----------------------------------------------------------------------------
+
+namespace {
+
+TEST(SanitizerConfig, RequiredIsReadAndOffByDefault) {
+  EXPECT_TRUE(load_lab_config(lab_fixture("sanitizer_lab")).sanitizer.required);
+  EXPECT_FALSE(load_lab_config(lab_fixture("minimal_lab")).sanitizer.required);
+  // The course's own lab leaves it off: the sanitizer pass would slow every grade.
+  EXPECT_FALSE(load_lab_config(kRepoRoot / "config" / "labs" / "01_vector_add.yaml").sanitizer.required);
+}
+
+TEST(SanitizerConfig, BadValueAndUnknownSubKeyAreReported) {
+  expect_lab_errors("bad_sanitizer", {{5, 23, "sanitizer.required", {"expected true or false", "'yes'"}},
+                                      {5, 28, "sanitizer.tools", {"unknown key 'tools'"}}});
+}
+
+}  // namespace

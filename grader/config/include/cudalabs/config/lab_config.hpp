@@ -29,6 +29,11 @@ struct TestSpec {
   int line = 0;  // 1-based line of the entry, for diagnostics
 };
 
+// `sanitizer:`: whether compute-sanitizer findings (memcheck, racecheck) cost a test its points.
+struct SanitizerPolicy {
+  bool required = false;  // a grade always runs the sanitizer pass; a finding scores the test 0
+};
+
 struct LabConfig {
   std::string source_path;
   std::string id;  // `lab`: equals the file's stem
@@ -42,6 +47,7 @@ struct LabConfig {
   std::vector<PerformanceSpec> performance;  // timed cases; their points count towards total_points
   int performance_line = 0;  // 1-based line of the `performance:` key; 0 when absent
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
+  SanitizerPolicy sanitizer;  // `sanitizer:`; optional
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.

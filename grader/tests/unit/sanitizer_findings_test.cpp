@@ -1,0 +1,112 @@
+// The sanitizer pass's host side: reading compute-sanitizer's report and scoring with it.
+#include <gtest/gtest.h>
+
+#include "sanitizer_pass.hpp"
+
+namespace labgrade {
+namespace {
+
+// What compute-sanitizer (CUDA 12/13) prints around the harness's own output.
+const std::string kMemcheckOutput = R"(========= COMPUTE-SANITIZER
+Running main() from gtest_main.cc
+[==========] Running 1 test from 1 test suite.
+[ RUN      ] VectorAdd.LargePrime
+========= Invalid __global__ write of size 4 bytes
+=========     at student::(anonymous namespace)::vector_add_kernel(const float *, const float *, float *, unsigned long)+0x1b0
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x7f1c00000000 is out of bounds
+=========     and is 274877906944 bytes after the nearest allocation at 0x7f0c00200000 of size 4000012 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: [0x2f8c5f] in libcuda.so.1
+=========         Host Frame: student::vector_add(float const*, float const*, float*, unsigned long, CUstream_st*) [0x1a2b] in liblab_01_vector_add_student.so
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at student::(anonymous namespace)::vector_add_kernel(const float *, const float *, float *, unsigned long)+0x1b0
+=========     by thread (1,0,0) in block (0,0,0)
+=========     Address 0x7f1c00000004 is out of bounds
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+=========
+[  FAILED  ] VectorAdd.LargePrime (812 ms)
+========= ERROR SUMMARY: 3 errors
+)";
+
+const std::string kRacecheckOutput = R"(========= COMPUTE-SANITIZER
+[ RUN      ] VectorAdd.SingleElement
+[       OK ] VectorAdd.SingleElement (40 ms)
+========= Error: Race reported between Write access at student::(anonymous namespace)::vector_add_kernel(const float *, const float *, float *, unsigned long)+0xf0
+=========     and Read access at student::(anonymous namespace)::vector_add_kernel(const float *, const float *, float *, unsigned long)+0x130 [248 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+TEST(SanitizerFindings, MemcheckErrorsAndTheirFirstLines) {
+  const SanitizerFinding finding = parse_sanitizer_output("memcheck", kMemcheckOutput);
+  EXPECT_EQ(finding.tool, "memcheck");
+  EXPECT_TRUE(finding.completed);
+  EXPECT_FALSE(finding.clean);
+  EXPECT_EQ(finding.errors, 3);
+  EXPECT_NE(finding.excerpt.find("Invalid __global__ write of size 4 bytes"), std::string::npos) << finding.excerpt;
+  EXPECT_NE(finding.excerpt.find("vector_add_kernel"), std::string::npos);
+  EXPECT_NE(finding.excerpt.find("ERROR SUMMARY: 3 errors"), std::string::npos);
+  // Neither the banner, the host frames nor the harness's own lines.
+  EXPECT_EQ(finding.excerpt.find("COMPUTE-SANITIZER"), std::string::npos);
+  EXPECT_EQ(finding.excerpt.find("Host Frame"), std::string::npos);
+  EXPECT_EQ(finding.excerpt.find("[ RUN"), std::string::npos);
+  EXPECT_EQ(summarize(finding), "memcheck: 3 errors");
+}
+
+TEST(SanitizerFindings, RacecheckSummaryCountsErrorsNotWarnings) {
+  const SanitizerFinding finding = parse_sanitizer_output("racecheck", kRacecheckOutput);
+  EXPECT_TRUE(finding.completed);
+  EXPECT_FALSE(finding.clean);
+  EXPECT_EQ(finding.errors, 1);
+  EXPECT_NE(finding.excerpt.find("Race reported between Write access"), std::string::npos) << finding.excerpt;
+  EXPECT_NE(finding.excerpt.find("1 hazard displayed"), std::string::npos);
+  const SanitizerFinding warnings_only = parse_sanitizer_output(
+      "racecheck", "========= RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2 warnings)\n");
+  EXPECT_TRUE(warnings_only.clean);
+}
+
+TEST(SanitizerFindings, CleanRunAndUnfinishedRun) {
+  const SanitizerFinding clean =
+      parse_sanitizer_output("memcheck", "========= COMPUTE-SANITIZER\n[  PASSED  ] 1 test.\n========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_TRUE(clean.completed);
+  EXPECT_TRUE(clean.clean);
+  EXPECT_EQ(summarize(clean), "memcheck: clean");
+  const SanitizerFinding cut = parse_sanitizer_output("memcheck", "========= COMPUTE-SANITIZER\n[ RUN      ] A.B\n");
+  EXPECT_FALSE(cut.completed);
+  EXPECT_FALSE(cut.clean);
+  EXPECT_EQ(summarize(cut), "memcheck: did not finish");
+}
+
+ScoredTest passed(const std::string& name) {
+  ScoredTest test;
+  test.name = name;
+  test.points_possible = test.points_earned = 4;
+  test.outcome = TestOutcome{name, TestStatus::Passed, "", 0.1};
+  return test;
+}
+
+TEST(SanitizerFindings, ErrorsCostPointsOnlyWhenRequired) {
+  const std::map<std::string, std::vector<SanitizerFinding>> findings{
+      {"A.Racy", {parse_sanitizer_output("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
+                  parse_sanitizer_output("racecheck", kRacecheckOutput)}},
+      {"A.Slow", {SanitizerFinding{"memcheck", false, false, 0, "timed out"}}},
+      {"A.Clean", {parse_sanitizer_output("memcheck", "========= ERROR SUMMARY: 0 errors\n")}}};
+  std::vector<ScoredTest> reported{passed("A.Racy"), passed("A.Slow"), passed("A.Clean")};
+  apply_sanitizer_findings(reported, findings, false);
+  for (const auto& test : reported) EXPECT_EQ(test.points_earned, 4) << test.name;
+  EXPECT_EQ(reported[0].sanitizer.size(), 2u);
+
+  std::vector<ScoredTest> graded{passed("A.Racy"), passed("A.Slow"), passed("A.Clean")};
+  apply_sanitizer_findings(graded, findings, true);
+  EXPECT_EQ(graded[0].points_earned, 0);
+  EXPECT_EQ(graded[0].outcome.status, TestStatus::Failed);
+  EXPECT_NE(graded[0].outcome.message.find("racecheck: 1 error"), std::string::npos) << graded[0].outcome.message;
+  EXPECT_EQ(graded[1].points_earned, 4);  // an unfinished run is reported, never charged
+  EXPECT_EQ(graded[2].points_earned, 4);
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "text_lines.hpp"
+
 namespace labgrade {
 namespace fs = std::filesystem;
 
@@ -29,13 +31,7 @@ SanitizerFinding parse_sanitizer_output(const std::string& tool, const std::stri
   std::vector<std::string> kept, summaries;
   bool have_error_summary = false;
   int race_errors = 0;
-  std::size_t begin = 0;
-  while (begin < output.size()) {
-    std::size_t end = output.find('\n', begin);
-    if (end == std::string::npos) end = output.size();
-    std::string line = output.substr(begin, end - begin);
-    begin = end + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  for (const std::string& line : split_lines(output)) {
     if (line.rfind(kPrefix, 0) != 0) continue;
     std::string body = line.substr(kPrefix.size());
     const auto text = body.find_first_not_of(' ');

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudalabs/result_stream.hpp"
+#include "text_lines.hpp"
 #include "trusted_events.hpp"
 
 namespace labgrade {
@@ -122,12 +123,7 @@ TestOutcome charge_interrupted_test(const std::string& test, const ProcessResult
 std::vector<std::string> parse_test_listing(const std::string& output) {
   std::vector<std::string> tests;
   std::string suite;
-  std::size_t begin = 0;
-  while (begin < output.size()) {
-    std::size_t end = output.find('\n', begin);
-    if (end == std::string::npos) end = output.size();
-    std::string line = output.substr(begin, end - begin);
-    begin = end + 1;
+  for (std::string line : split_lines(output)) {
     const auto comment = line.find('#');
     if (comment != std::string::npos) line.erase(comment);
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();

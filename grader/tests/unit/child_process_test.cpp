@@ -4,16 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "test_child_spec.hpp"
+
 namespace labgrade {
 namespace {
-
-ProcessSpec child(std::vector<std::string> args, double timeout = 10) {
-  ProcessSpec spec;
-  spec.argv = {LABGRADE_TEST_CHILD};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout_seconds = timeout;
-  return spec;
-}
 
 TEST(ChildProcess, ReportsExitCode) {
   const ProcessResult result = run_process(child({"exit", "3"}));

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_child_spec.hpp"
+
 #include "archive_extract.hpp"
 #include "child_process.hpp"
 #include "staging.hpp"
@@ -27,14 +29,6 @@ fs::path scratch_dir() {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-ProcessSpec child(std::vector<std::string> args, double timeout = 10) {
-  ProcessSpec spec;
-  spec.argv = {LABGRADE_TEST_CHILD};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.timeout_seconds = timeout;
-  return spec;
 }
 
 // ---- resource limits -------------------------------------------------------------------------

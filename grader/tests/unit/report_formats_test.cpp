@@ -36,7 +36,7 @@ constexpr const char* kSecret = "SECRET-INPUT-42";
 
 ScoredTest test(const std::string& name, Visibility visibility, double possible, double earned, TestStatus status,
                 std::string message, double seconds) {
-  return ScoredTest{name, visibility, possible, earned, TestOutcome{name, status, std::move(message), seconds}, {}};
+  return ScoredTest{name, visibility, possible, earned, TestOutcome{name, status, std::move(message), seconds}, {}, {}};
 }
 
 PerformanceResult measured(double student_ms, double solution_ms, double gbs, double credit, double limit,
@@ -74,7 +74,7 @@ GradeReport graded_report() {
   r.staged_files = {"src/vector_add.cu"};
   r.ignored_files = {"notes_Ünïcødé.txt", "Makefile"};
   r.build = {true, true, "nvcc -O3 -arch=sm_90 -shared -o libstudent.so vector_add.cu",
-             "vector_add.cu(12): warning #177-D: variable \"spare\" was declared but never referenced\n", 11.84};
+             "vector_add.cu(12): warning #177-D: variable \"spare\" was declared but never referenced\n", 11.84, {}};
   r.tests = {
       test("SelfCheck.VectorAddSmall", Visibility::Public, 5, 5, TestStatus::Passed, "", 0.012),
       test("SelfCheck.SaxpySmall", Visibility::Public, 5, 0, TestStatus::Failed,
@@ -120,7 +120,7 @@ GradeReport build_failed_report() {
              std::string("vector_add.cu(7): error: identifier \"blockIdx_x\" is undefined\n"
                          "vector_add.cu(9): error: no operator \"<\" matches std::vector<float> & 'int'\n  ") +
                  kNasty + "\n2 errors detected in the compilation of \"vector_add.cu\".",
-             3.2};
+             3.2, {}};
   for (const char* name : {"SelfCheck.VectorAddSmall", "VectorAdd.LargePrime", "Performance.vector_add_2to26"}) {
     const Visibility visibility = std::string(name).rfind("SelfCheck", 0) == 0 ? Visibility::Public : Visibility::Hidden;
     r.tests.push_back(test(name, visibility, 5, 0, TestStatus::NotRun, "not run: the code did not compile", 0));

@@ -16,11 +16,11 @@ GradeReport sample_report() {
   report.title = "Vector addition and SAXPY";
   report.submission = "alice/";
   report.device = "NVIDIA H100 80GB HBM3";
-  report.build = {true, true, "nvcc ...", "", 12.5};
+  report.build = {true, true, "nvcc ...", "", 12.5, {}};
   ScoredTest passed{"VectorAdd.SingleElement", cudalabs::config::Visibility::Hidden, 4, 4,
-                    {"VectorAdd.SingleElement", TestStatus::Passed, "", 0.01}};
+                    {"VectorAdd.SingleElement", TestStatus::Passed, "", 0.01}, {}, {}};
   ScoredTest crashed{"VectorAdd.Full2To26", cudalabs::config::Visibility::Hidden, 8, 0,
-                     {"VectorAdd.Full2To26", TestStatus::Crashed, "killed by SIGSEGV \xff", 0.2}};
+                     {"VectorAdd.Full2To26", TestStatus::Crashed, "killed by SIGSEGV \xff", 0.2}, {}, {}};
   report.tests = {passed, crashed};
   report.points_earned = 4;
   report.points_possible = 12;

@@ -67,6 +67,12 @@ function(cudalabs_add_lab lab_id)
     set(grade_harness "$<TARGET_FILE:lab_${lab_id}_grade>")
   endif()
 
+  # Targets a test or benchmark of every lab depends on (grader/tests/cli, bench/).
+  set_property(GLOBAL APPEND PROPERTY CUDALABS_LAB_HARNESSES lab_${lab_id}_selfcheck)
+  if(grade_harness)
+    set_property(GLOBAL APPEND PROPERTY CUDALABS_LAB_HARNESSES lab_${lab_id}_grade)
+  endif()
+
   # The recipe labgrade follows to rebuild the student library from a submission.
   string(REPLACE ";" "\",\"" archs_json "${CMAKE_CUDA_ARCHITECTURES}")
   file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalabs/labs/${lab_id}.json" CONTENT "{

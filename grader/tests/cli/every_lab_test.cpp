@@ -1,0 +1,139 @@
+// Contracts every lab keeps, checked end to end with the real labgrade for each lab in
+// config/labs/ (a new lab is covered without touching this file):
+//  - the reference solution, graded as a submission, scores full marks;
+//  - the untouched skeleton scores 0, every test failing with a message that names the TODO;
+//  - each fixture in submissions/<lab>/<name>/ that has an expected_grade.json (typically the
+//    "correct but naive" implementation a lab's thresholds must separate from the technique)
+//    lands where that file says.
+//
+// expected_grade.json:
+//   {"why": "one thread per output, no tiling: correct but slow",
+//    "points_min": 80, "points_max": 92,                  // inclusive bounds on points_earned
+//    "passed": ["Matmul.Square64"], "failed": ["Performance.matmul_4096"]}   // optional
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "labgrade_runner.hpp"
+
+namespace labgrade {
+namespace {
+using namespace cli;
+namespace fs = std::filesystem;
+
+std::vector<std::string> lab_ids() {
+  std::vector<std::string> ids;
+  for (const auto& entry : fs::directory_iterator(course_file("config/labs"))) {
+    if (entry.path().extension() == ".yaml") ids.push_back(entry.path().stem().string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+struct Fixture {
+  std::string lab;
+  std::string name;
+  fs::path dir;
+};
+
+std::vector<Fixture> graded_fixtures() {
+  std::vector<Fixture> fixtures;
+  const fs::path root = LABGRADE_TEST_SUBMISSIONS;
+  for (const std::string& lab : lab_ids()) {
+    if (!fs::is_directory(root / lab)) continue;
+    for (const auto& entry : fs::directory_iterator(root / lab)) {
+      if (fs::exists(entry.path() / "expected_grade.json")) {
+        fixtures.push_back({lab, entry.path().filename().string(), entry.path()});
+      }
+    }
+  }
+  std::sort(fixtures.begin(), fixtures.end(), [](const Fixture& a, const Fixture& b) {
+    return a.lab + "/" + a.name < b.lab + "/" + b.name;
+  });
+  return fixtures;
+}
+
+void print_grade(const LabgradeRun& run, const std::string& what) {
+  std::cout << "[ grade    ] " << what << ": " << run.report["points_earned"] << " / " << run.report["points_possible"]
+            << " in " << run.report["timing"]["total_seconds"] << " s\n";
+  for (const auto& test : run.report["tests"]) {
+    if (test["status"] != "passed" || test.contains("performance")) {
+      std::cout << "    " << test["name"].get<std::string>() << ": " << test["status"].get<std::string>() << ", "
+                << test["points_earned"] << " / " << test["points_possible"];
+      if (test.contains("performance")) std::cout << " (" << test["performance"]["explanation"] << ")";
+      std::cout << "\n";
+    }
+  }
+}
+
+class EveryLab : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
+  const std::string lab = GetParam();
+  const LabgradeRun run = labgrade({"grade", lab, "--submission", course_file("solutions/" + lab)});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.report["build"]["output"];
+  if (!has_gpu()) {
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+    GTEST_SKIP() << "no CUDA device: checked only that the solution builds and that labgrade refuses to grade";
+  }
+  print_grade(run, "solutions/" + lab);
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], run.report["points_possible"]) << run.process.output;
+}
+
+TEST_P(EveryLab, UntouchedSkeletonScoresZeroAndNamesTheTodo) {
+  const std::string lab = GetParam();
+  const LabgradeRun run = labgrade({"grade", lab, "--submission", course_file("labs/" + lab)});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << "the skeleton must compile:\n"
+                                                            << run.report["build"]["output"];
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: checked only that the skeleton compiles";
+  print_grade(run, "labs/" + lab);
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], 0) << run.process.output;
+  for (const auto& test : run.report["tests"]) {
+    EXPECT_EQ(test["status"], "failed") << test["name"];
+    EXPECT_CONTAINS(test["message"].get<std::string>(), "TODO(student)");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Labs, EveryLab, ::testing::ValuesIn(lab_ids()),
+                         [](const auto& info) { return "lab" + info.param; });
+
+class LabFixture : public ::testing::TestWithParam<Fixture> {};
+
+TEST_P(LabFixture, LandsWhereItsExpectedGradeSays) {
+  const Fixture& fixture = GetParam();
+  std::ifstream in(fixture.dir / "expected_grade.json");
+  const nlohmann::json expected = nlohmann::json::parse(in);
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: fixtures are graded on a GPU";
+  const LabgradeRun run = labgrade({"grade", fixture.lab, "--submission", fixture.dir.string()});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  print_grade(run, fixture.lab + "/" + fixture.name + " (" + expected.value("why", "") + ")");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  const double points = run.report["points_earned"].get<double>();
+  EXPECT_GE(points, expected.at("points_min").get<double>()) << run.process.output;
+  EXPECT_LE(points, expected.at("points_max").get<double>()) << run.process.output;
+  for (const auto& name : expected.value("passed", nlohmann::json::array())) {
+    EXPECT_EQ(test_named(run.report, name)["status"], "passed") << name;
+  }
+  for (const auto& name : expected.value("failed", nlohmann::json::array())) {
+    const auto& test = test_named(run.report, name);
+    EXPECT_LT(test["points_earned"].get<double>(), test["points_possible"].get<double>()) << name;
+  }
+}
+
+// Without fixtures the suite would be empty, which GoogleTest reports as an error.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LabFixture);
+INSTANTIATE_TEST_SUITE_P(Fixtures, LabFixture, ::testing::ValuesIn(graded_fixtures()),
+                         [](const auto& info) { return info.param.lab + "_" + info.param.name; });
+
+}  // namespace
+}  // namespace labgrade

@@ -36,6 +36,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   }
 
   void OnTestStart(const ::testing::TestInfo& info) override {
+    free_at_start_ = free_device_bytes();
     emit({{"event", "start"}, {"test", full_name(info)}});
   }
 
@@ -62,6 +63,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
           {"ms", static_cast<double>(result.elapsed_time())},
           {"message", message}});
     stop_if_context_lost(info);
+    stop_if_memory_leaked(info);
   }
 
   void OnTestProgramEnd(const ::testing::UnitTest&) override { emit({{"event", "done"}}); }
@@ -86,9 +88,39 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     std::_Exit(kContextLostExitCode);
   }
 
+  // Free device memory now, or 0 without a usable device (then nothing is compared).
+  static std::size_t free_device_bytes(std::size_t* total = nullptr) {
+    if (!cuda_device_available(nullptr)) return 0;
+    std::size_t free = 0, all = 0;
+    if (cudaMemGetInfo(&free, &all) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    if (total) *total = all;
+    return free;
+  }
+
+  // Device memory a test allocated and never freed would starve every later test in this
+  // process: report it and leave, so labgrade charges this test and runs the rest afresh.
+  void stop_if_memory_leaked(const ::testing::TestInfo& info) const {
+    if (free_at_start_ == 0) return;
+    std::size_t total = 0;
+    const std::size_t free_now = free_device_bytes(&total);
+    if (free_now == 0 || free_now >= free_at_start_ || free_at_start_ - free_now <= kLeakLimitBytes) return;
+    emit({{"event", "leaked"},
+          {"test", full_name(info)},
+          {"bytes", free_at_start_ - free_now},
+          {"free_before", free_at_start_},
+          {"free_after", free_now},
+          {"total", total}});
+    std::_Exit(kLeakedExitCode);
+  }
+
   static void emit(const nlohmann::json& event) {
     emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
+
+  std::size_t free_at_start_ = 0;
 
 };
 

@@ -95,6 +95,20 @@ void read_event(StreamState& state, const std::string& line) {
     found->second.message = fmt::format(
         "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
         state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
+  } else if (kind == "leaked") {
+    // Reported after the test's end event: the test is charged, the process ends, the rest rerun.
+    const std::string test = event.value("test", "");
+    auto found = state.finished.find(test);
+    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Failed, "", 0}).first;
+    constexpr double kMiB = 1024.0 * 1024.0;
+    const std::string earlier = found->second.message;
+    found->second.status = TestStatus::Failed;
+    found->second.message = fmt::format(
+        "this test left {:.0f} MiB of device memory allocated after it ended ({:.0f} of {:.0f} MiB free before it, "
+        "{:.0f} after): free what the code allocates (cudaFree / cudaFreeAsync), or allocate a small scratch "
+        "buffer once; the tests after it ran in a fresh process{}",
+        event.value("bytes", 0.0) / kMiB, event.value("free_before", 0.0) / kMiB, event.value("total", 0.0) / kMiB,
+        event.value("free_after", 0.0) / kMiB, earlier.empty() ? "" : "\n" + earlier);
   } else if (kind == "measurement") {
     if (auto measurement = parse_measurement(event)) state.measurements[event.value("test", "")] = *measurement;
   } else if (kind == "done") {

@@ -7,6 +7,7 @@
 //   {"event":"start","test":"VectorAdd.SingleElement"}
 //   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
 //   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
+//   {"event":"leaked","test":"...","bytes":N,"free_before":N,"free_after":N,"total":N}  (then the process exits)
 //   {"event":"measurement","test":"Performance.x",...}   (a performance case's figures, see performance_case.hpp)
 //   {"event":"done"}
 // A test that starts but never ends crashed or hung; labgrade reruns the tests after it in a new process.
@@ -16,6 +17,7 @@
 // CUDALABS_RESULT_TOKEN_FD): {"token":"<32 hex digits>","event":...}. The harness reads the
 // token, and removes both variables, before any student constructor runs (see
 // common/src/result_channel_preinit.cpp).
+#include <cstddef>
 #include <string>
 
 namespace cudalabs {
@@ -25,6 +27,14 @@ inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD"
 
 // Exit status of a harness that stopped because the CUDA context is unusable (sticky error).
 inline constexpr int kContextLostExitCode = 86;
+
+// Exit status of a harness that stopped because a test kept device memory allocated after it
+// ended, so the tests after it start in a fresh process with the whole GPU.
+inline constexpr int kLeakedExitCode = 87;
+// More device memory than this still allocated after a test (free memory at its end below free
+// memory at its start) counts as a leak. Generous on purpose: a lab may keep a small scratch
+// buffer between calls, and the runtime may load kernels (lazy loading) or keep a pool.
+inline constexpr std::size_t kLeakLimitBytes = std::size_t{1} << 30;
 
 // Installs the result-stream listener when CUDALABS_RESULT_FD is set; a no-op otherwise, so a
 // harness run by hand behaves like any GoogleTest binary.

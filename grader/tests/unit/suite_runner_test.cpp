@@ -72,6 +72,16 @@ TEST_F(RunTests, ALostContextReportedAfterTheTestEndedStillFailsIt) {
   EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
 }
 
+TEST_F(RunTests, ATestThatLeakedDeviceMemoryFailsAndTheRestRunInAFreshProcess) {
+  const SuiteRun result = run("B.two=leak", {"A.one", "B.two", "C.three"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Failed);
+  EXPECT_NE(result.outcomes[1].message.find("left 81920 MiB of device memory allocated"), std::string::npos)
+      << result.outcomes[1].message;
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
+  EXPECT_EQ(result.processes, 2);
+}
+
 TEST_F(RunTests, EveryTestCrashingStillEnds) {
   const SuiteRun result = run("A.one=segv;B.two=segv;C.three=segv", {"A.one", "B.two", "C.three"});
   for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Crashed) << outcome.name;

@@ -123,6 +123,12 @@ int fake_harness(const std::string& argument) {
       std::printf("stderr of %s\n", test.c_str());
       return 86;
     }
+    if (action == "leak") {  // what the real listener does: the end event, then the leak, then exit
+      write_result(R"({"event":"end","test":")" + test + R"(","status":"passed","ms":1,"message":""})");
+      write_result(R"({"event":"leaked","test":")" + test +
+                   R"(","bytes":85899345920,"free_before":85899345920,"free_after":0,"total":85899345920})");
+      return 87;
+    }
     const std::string status = action == "fail" ? "failed" : action == "skip" ? "skipped" : "passed";
     write_result(R"({"event":"end","test":")" + test + R"(","status":")" + status +
                  R"(","ms":1.5,"message":")" + (action == "fail" ? "expected 1, got 2" : "") + R"("})");

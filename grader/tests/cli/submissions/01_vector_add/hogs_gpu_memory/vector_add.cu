@@ -1,7 +1,9 @@
-// Adversarial: on its first call, allocates all the GPU memory it can and never frees it; its
-// kernels are otherwise correct. Expected: graded (exit code 0); SelfCheck.VectorAddSmall (the
-// first call) passes; later tests that need large buffers, e.g. Saxpy.Full2To26, fail with an
-// out-of-memory error; labgrade finishes, and the memory goes back when the test process ends.
+// Adversarial: on its first call in a process, allocates all the GPU memory it can and never
+// frees it; its kernels are otherwise correct. Expected: graded (exit code 0); the harness sees
+// the device memory still allocated after the test that made the call, fails that test ("left
+// ... MiB of device memory allocated") and ends the process, so the next test starts in a fresh
+// one with the whole GPU (where this code hogs again): every test is charged for its own leak,
+// none fails for lack of memory, and labgrade finishes; the memory goes back with each process.
 #include "vector_add.cuh"
 
 namespace student {

@@ -48,6 +48,7 @@ std::string test_output(const ScoredTest& test) {
   } else if (!details_visible(test, kStudentView) && test.outcome.status != TestStatus::Passed) {
     text += "\n(details of hidden tests are not shown)";
   }
+  if (const std::string sanitizer = sanitizer_detail(test, kStudentView); !sanitizer.empty()) text += "\n" + sanitizer;
   return text;
 }
 

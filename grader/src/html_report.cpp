@@ -1,5 +1,7 @@
 #include "html_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "svg_charts.hpp"
@@ -178,6 +180,26 @@ void failure_section(std::string& html, const GradeReport& report, const ReportV
   if (heading) html += "</section>\n";
 }
 
+// compute-sanitizer's findings, when it ran: clean tests counted, the others one by one.
+void sanitizer_section(std::string& html, const GradeReport& report, const ReportView& view) {
+  std::size_t ran = 0, clean = 0;
+  for (const auto& test : report.tests) {
+    if (test.sanitizer.empty()) continue;
+    ++ran;
+    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++clean;
+  }
+  if (ran == 0) return;
+  html += fmt::format("<section>\n<h2>Sanitizer</h2>\n<p class=\"note\">Each correctness test ran alone under "
+                      "compute-sanitizer (memcheck, racecheck): {} of {} clean.</p>\n", clean, ran);
+  for (std::size_t i = 0; i < report.tests.size(); ++i) {
+    const ScoredTest& test = report.tests[i];
+    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) continue;
+    html += fmt::format("<h3><span class=\"name\">{}</span></h3>\n<pre>{}</pre>\n", h(test.name),
+                        h(sanitizer_detail(test, view)));
+  }
+  html += "</section>\n";
+}
+
 // Why the lab scores 0, when it does for a reason outside the tests: right under the table.
 void problems_section(std::string& html, const GradeReport& report) {
   if (!report.rule_violations.empty()) {
@@ -212,6 +234,7 @@ std::string html_report(const GradeReport& report, const ReportView& view) {
   problems_section(html, report);
   performance_section(html, report, view);
   failure_section(html, report, view);
+  sanitizer_section(html, report, view);
   compiler_warnings(html, report);
   html += fmt::format("<footer>labgrade {} report{}</footer>\n</body>\n</html>\n", h(report.mode),
                       view.show_hidden_details ? "" : ", student view: details of hidden tests are not shown");

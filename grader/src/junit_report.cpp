@@ -39,6 +39,7 @@ Case test_case(const GradeReport& report, const ScoredTest& test, const ReportVi
   c.system_out = fmt::format("{}: {} / {} points ({})", status, format_points(test.points_earned),
                              format_points(test.points_possible), to_string(test.visibility));
   if (test.performance) c.system_out += "\n" + detail;
+  if (const std::string sanitizer = sanitizer_detail(test, view); !sanitizer.empty()) c.system_out += "\n" + sanitizer;
 
   switch (test.outcome.status) {
     case TestStatus::Passed:

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "sanitizer_findings.hpp"
+
 namespace labgrade {
 namespace {
 
@@ -77,6 +79,18 @@ std::string visible_detail(const ScoredTest& test, const ReportView& view) {
   // Scoring already puts the figures in the message; add it only when it says something else.
   if (!test.outcome.message.empty() && test.outcome.message != detail) detail += "\n" + test.outcome.message;
   return detail;
+}
+
+std::string sanitizer_detail(const ScoredTest& test, const ReportView& view) {
+  if (test.sanitizer.empty()) return "";
+  std::string summary = "compute-sanitizer: ";
+  std::string excerpts;
+  for (std::size_t i = 0; i < test.sanitizer.size(); ++i) {
+    const SanitizerFinding& finding = test.sanitizer[i];
+    summary += (i == 0 ? "" : "; ") + summarize(finding);
+    if (!finding.clean && !finding.excerpt.empty() && details_visible(test, view)) excerpts += "\n" + finding.excerpt;
+  }
+  return summary + excerpts;
 }
 
 bool below_full_credit(const ScoredTest& test) {

@@ -26,6 +26,11 @@ bool details_visible(const ScoredTest& test, const ReportView& view);
 // Empty when there is nothing to say.
 std::string visible_detail(const ScoredTest& test, const ReportView& view);
 
+// What compute-sanitizer found when it ran `test` alone ("compute-sanitizer: memcheck: clean;
+// racecheck: 2 errors"), with the sanitizer's excerpts when the reader may see the test's
+// details. Empty when no sanitizer ran the test.
+std::string sanitizer_detail(const ScoredTest& test, const ReportView& view);
+
 // A performance case that was measured but not given full credit.
 bool below_full_credit(const ScoredTest& test);
 

@@ -99,6 +99,13 @@ GradeReport graded_report() {
   r.tests[7].performance = measured(0.3408, 0.2770, 2363.0, 0.62, 0.85, {0.7912, 0.7871, 0.7950},
                                     "79.1% of this device's peak (95% CI 78.7-79.5%); required at least 85%: "
                                     "62% of the points");
+  // Ran with --sanitize: one public test clean, one hidden test with a race (its excerpt names
+  // the kernel and must not reach a student's view).
+  r.tests[0].sanitizer = {{"memcheck", true, true, 0, ""}, {"racecheck", true, true, 0, ""}};
+  r.tests[2].sanitizer = {{"memcheck", true, true, 0, ""},
+                          {"racecheck", true, false, 1,
+                           std::string("========= Error: Race reported between Write access at add_kernel+0x90 ") +
+                               kSecret + "\n========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"}};
   r.points_earned = 25.2;
   r.points_possible = 48;
   r.stage_seconds = 0.004;
@@ -451,6 +458,22 @@ TEST(ReportFormats, StudentViewsNeverShowHiddenTestsDetails) {
   EXPECT_NE(html_report(report, kInstructor).find(kSecret), std::string::npos);
   // Hidden performance cases: the verdict, not the figures behind it.
   EXPECT_EQ(html_report(report, kStudent).find("<svg "), std::string::npos);
+}
+
+TEST(ReportFormats, SanitizerFindingsReachEveryFormat) {
+  const GradeReport report = graded_report();
+  std::ostringstream text;
+  write_text_report(text, report, TextStyle{true, false});
+  const std::map<std::string, std::string> views{
+      {"junit", junit_report(report, kInstructor)},
+      {"html", html_report(report, kInstructor)},
+      {"gradescope", gradescope_results(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
+      {"text", text.str()}};
+  for (const auto& [format, rendered] : views) {
+    EXPECT_NE(rendered.find("racecheck: 1 error"), std::string::npos) << format << ":\n" << rendered;
+  }
+  EXPECT_NE(views.at("junit").find("Race reported between Write access"), std::string::npos);
+  EXPECT_NE(views.at("html").find("1 of 2 clean"), std::string::npos);
 }
 
 // --- text handling and files ----------------------------------------------------------------

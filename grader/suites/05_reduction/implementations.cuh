@@ -1,0 +1,17 @@
+#pragma once
+// student:: and solution:: side by side. The API header has no include guard on purpose: it is
+// included once per namespace, so both implementations coexist in one test binary.
+#ifdef LAB_IMPL
+#undef LAB_IMPL
+#endif
+#define LAB_IMPL student
+#include "reduction.cuh"
+#undef LAB_IMPL
+#define LAB_IMPL solution
+#include "reduction.cuh"
+#undef LAB_IMPL
+
+#include "lab05_test_support.cuh"
+
+static_assert(student::kReductionWorkspaceBytes == lab05::kWorkspaceBytes, "workspace size out of sync");
+static_assert(solution::kReductionWorkspaceBytes == lab05::kWorkspaceBytes, "workspace size out of sync");

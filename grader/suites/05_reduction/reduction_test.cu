@@ -1,0 +1,286 @@
+// Lab 05 hidden suite: edge sizes, sizes that are not multiples of any block size, the full 2^26,
+// several seeds, misaligned input, int overflow, float orders, NaN, infinities, signed zeros, the
+// maximum at either end. Every case first runs the reference solution and checks it against the
+// CPU, so a broken reference shows up as a grader bug rather than as lost points; then the
+// student's answer, the input (bit for bit), and the guard zones of input, result and workspace.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cudalabs/generators.hpp"
+#include "cudalabs/gpu_test.hpp"
+#include "cudalabs/lab_settings.hpp"
+#include "implementations.cuh"
+
+namespace {
+
+constexpr const char* kGraderBug = "reference solution disagrees with the CPU: this is a grader bug";
+constexpr std::size_t k2To26 = std::size_t{1} << 26;
+constexpr std::size_t kLargePrime = 1000003;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Not multiples of 32, 128, 256, 512 or 1024 (nor of 4, so vector loads leave a tail), around
+// the block sizes students pick, plus a large prime.
+const std::size_t kRaggedSizes[] = {2, 3, 31, 33, 255, 257, 1023, 1025, 4097, 65537, kLargePrime};
+
+std::string describe(const char* function, std::size_t n, const std::string& what, std::size_t offset) {
+  return std::string(function) + " case: " + what + ", n = " + std::to_string(n) +
+         (offset ? ", input starting " + std::to_string(offset) + " elements into its allocation (not 16-byte aligned)"
+                 : std::string());
+}
+
+void check_sum_int(const std::vector<int>& x, const std::string& what, std::size_t offset = 0) {
+  SCOPED_TRACE(describe("sum_int", x.size(), what, offset));
+  const int expected = lab05::cpu_sum_int(x);
+  {  // The reference first; its buffers are freed before the student's are allocated.
+    const auto ref = lab05::run_reduction<int>(&solution::sum_int, "solution::sum_int", x, offset);
+    ASSERT_TRUE(ref.status) << kGraderBug;
+    ASSERT_TRUE(lab05::int_result_is(expected, ref, "reference sum")) << kGraderBug;
+  }
+  const auto run = lab05::run_reduction<int>(&student::sum_int, "sum_int", x, offset);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(lab05::memory_respected(run, x, "sum_int"));
+  EXPECT_TRUE(lab05::int_result_is(expected, run, "sum of the ints (modulo 2^32)"));
+}
+
+// `exact`: the data make every order exact (see lab05::exactly_summable_floats), so no tolerance.
+void check_sum_float(const std::vector<float>& x, const std::string& what, std::size_t offset = 0,
+                     bool exact = false) {
+  SCOPED_TRACE(describe("sum_float", x.size(), what, offset));
+  const double expected = lab05::cpu_sum_double(x);
+  const cudalabs::Tolerance tolerance =
+      exact ? cudalabs::Tolerance{0, 0} : lab05::sum_float_tolerance(x, cudalabs::lab_tolerance("sum_float"));
+  {
+    const auto ref = lab05::run_reduction<float>(&solution::sum_float, "solution::sum_float", x, offset);
+    ASSERT_TRUE(ref.status) << kGraderBug;
+    ASSERT_TRUE(lab05::float_result_is(expected, ref, tolerance, "reference sum")) << kGraderBug;
+  }
+  const auto run = lab05::run_reduction<float>(&student::sum_float, "sum_float", x, offset);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(lab05::memory_respected(run, x, "sum_float"));
+  EXPECT_TRUE(lab05::float_result_is(expected, run, tolerance,
+                                     exact ? "sum of the floats (exact in every order for these values)"
+                                           : "sum of the floats (tolerance scales with sum |x_i|)"));
+}
+
+void check_max_float(const std::vector<float>& x, const std::string& what, std::size_t offset = 0) {
+  SCOPED_TRACE(describe("max_float", x.size(), what, offset));
+  const float expected = lab05::cpu_max_float(x);
+  const cudalabs::Tolerance tolerance = cudalabs::lab_tolerance("max_float");
+  {
+    const auto ref = lab05::run_reduction<float>(&solution::max_float, "solution::max_float", x, offset);
+    ASSERT_TRUE(ref.status) << kGraderBug;
+    ASSERT_TRUE(lab05::float_result_is(expected, ref, tolerance, "reference maximum")) << kGraderBug;
+  }
+  const auto run = lab05::run_reduction<float>(&student::max_float, "max_float", x, offset);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(lab05::memory_respected(run, x, "max_float"));
+  EXPECT_TRUE(lab05::float_result_is(expected, run, tolerance, "maximum (NaN ignored, -inf when none)"));
+}
+
+class SumInt : public cudalabs::GpuTest {};
+class SumFloat : public cudalabs::GpuTest {};
+class MaxFloat : public cudalabs::GpuTest {};
+
+// --- sum_int ---------------------------------------------------------------------------------
+
+TEST_F(SumInt, ZeroLength) { check_sum_int({}, "empty input: the result is 0"); }
+
+TEST_F(SumInt, SingleElement) {
+  check_sum_int({-7}, "one element");
+  check_sum_int({std::numeric_limits<int>::min()}, "one element, the lowest int");
+}
+
+TEST_F(SumInt, NotMultiplesOfBlockSizes) {
+  std::uint64_t seed = 1100;
+  for (std::size_t n : kRaggedSizes) {
+    ASSERT_NO_FATAL_FAILURE(check_sum_int(cudalabs::uniform_ints(n, ++seed, -1000, 1000), "values in [-1000, 1000]"));
+  }
+}
+
+TEST_F(SumInt, Full2To26) { check_sum_int(cudalabs::uniform_ints(k2To26, 1201, -1000, 1000), "values in [-1000, 1000]"); }
+
+TEST_F(SumInt, SeveralSeeds) {
+  for (std::uint64_t seed : {1301, 1302, 1303, 1304}) {
+    ASSERT_NO_FATAL_FAILURE(check_sum_int(cudalabs::uniform_ints(123457 + seed % 7, seed, -50000, 50000),
+                                          "values in [-50000, 50000], seed " + std::to_string(seed)));
+  }
+}
+
+TEST_F(SumInt, WrapsAround) {
+  // Every int is possible: the sum overflows many times and is defined modulo 2^32.
+  const int lo = std::numeric_limits<int>::min();
+  const int hi = std::numeric_limits<int>::max();
+  ASSERT_NO_FATAL_FAILURE(check_sum_int(cudalabs::uniform_ints(kLargePrime, 1401, lo, hi), "values over the whole int range"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_int(std::vector<int>(65537, hi), "65537 times INT_MAX"));
+}
+
+TEST_F(SumInt, MisalignedInput) {
+  std::uint64_t seed = 1500;
+  for (std::size_t offset : {1, 2, 3}) {
+    for (std::size_t n : {1, 2, 3, 5, 1027, 100003}) {
+      ASSERT_NO_FATAL_FAILURE(check_sum_int(cudalabs::uniform_ints(n, ++seed, -1000, 1000), "values in [-1000, 1000]", offset));
+    }
+  }
+}
+
+TEST_F(SumInt, AllEqual) {
+  ASSERT_NO_FATAL_FAILURE(check_sum_int(std::vector<int>(k2To26, -1), "2^26 times -1"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_int(std::vector<int>(kLargePrime, 7), "all 7"));
+}
+
+// --- sum_float -------------------------------------------------------------------------------
+
+TEST_F(SumFloat, ZeroLength) { check_sum_float({}, "empty input: the result is 0", 0, true); }
+
+TEST_F(SumFloat, SingleElement) {
+  check_sum_float({-3.25f}, "one element", 0, true);
+  check_sum_float({1.0e30f}, "one large element", 0, true);
+}
+
+TEST_F(SumFloat, ExactInAnyOrder) {
+  // Multiples of 1/128 in [-1, 1], at most 2^16 of them: every order gives the exact sum, so a
+  // missing or doubled element shows up even though float sums usually need a tolerance.
+  std::uint64_t seed = 2100;
+  for (std::size_t n : {2, 31, 33, 257, 1025, 4097, 65536}) {
+    const std::vector<float> x = lab05::exactly_summable_floats(cudalabs::uniform_ints(n, ++seed, -128, 128));
+    ASSERT_NO_FATAL_FAILURE(check_sum_float(x, "multiples of 1/128 (exact in every order)", 0, true));
+  }
+  const std::vector<float> x = lab05::exactly_summable_floats(cudalabs::uniform_ints(65535, 2199, 0, 128));
+  ASSERT_NO_FATAL_FAILURE(check_sum_float(x, "non-negative multiples of 1/128 (exact in every order)", 3, true));
+}
+
+TEST_F(SumFloat, NotMultiplesOfBlockSizes) {
+  std::uint64_t seed = 2200;
+  for (std::size_t n : kRaggedSizes) {
+    ASSERT_NO_FATAL_FAILURE(check_sum_float(cudalabs::uniform_floats(n, ++seed), "uniform in [-1, 1)"));
+  }
+}
+
+TEST_F(SumFloat, Full2To26) { check_sum_float(cudalabs::uniform_floats(k2To26, 2301), "uniform in [-1, 1)"); }
+
+TEST_F(SumFloat, Full2To26Positive) {
+  // All positive, no cancellation: a running sum that adds one element at a time stalls once the
+  // total is so large that adding a value below 1 no longer changes it (here at about 2^24-2^25).
+  check_sum_float(cudalabs::uniform_floats(k2To26, 2401, 0.0f, 1.0f), "uniform in [0, 1)");
+}
+
+TEST_F(SumFloat, AllEqual) {
+  ASSERT_NO_FATAL_FAILURE(check_sum_float(std::vector<float>(k2To26, 1.0f), "2^26 times 1.0"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_float(std::vector<float>(kLargePrime, 0.1f), "all 0.1"));
+}
+
+TEST_F(SumFloat, AlternatingLargeSmall) {
+  std::vector<float> grow(kLargePrime), cancel(kLargePrime);
+  for (std::size_t i = 0; i < kLargePrime; ++i) {
+    grow[i] = i % 2 == 0 ? 4096.0f : 1.0f / 1024;               // small values lost next to large ones
+    cancel[i] = i % 2 == 0 ? 1048576.0f : -1048576.0f + 0.25f;  // large values cancelling pairwise
+  }
+  ASSERT_NO_FATAL_FAILURE(check_sum_float(grow, "alternating 4096 and 1/1024"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_float(cancel, "alternating 2^20 and -2^20 + 0.25"));
+}
+
+TEST_F(SumFloat, MisalignedInput) {
+  std::uint64_t seed = 2500;
+  for (std::size_t offset : {1, 2, 3}) {
+    for (std::size_t n : {1, 2, 3, 5, 1027, 100003}) {
+      ASSERT_NO_FATAL_FAILURE(check_sum_float(cudalabs::uniform_floats(n, ++seed), "uniform in [-1, 1)", offset));
+    }
+  }
+}
+
+TEST_F(SumFloat, SeveralSeeds) {
+  for (std::uint64_t seed : {2601, 2602, 2603, 2604}) {
+    ASSERT_NO_FATAL_FAILURE(check_sum_float(cudalabs::uniform_floats(123457 + seed % 7, seed, -1000.0f, 1000.0f),
+                                            "uniform in [-1000, 1000), seed " + std::to_string(seed)));
+  }
+}
+
+// --- max_float -------------------------------------------------------------------------------
+
+TEST_F(MaxFloat, ZeroLength) { check_max_float({}, "empty input: the result is -infinity"); }
+
+TEST_F(MaxFloat, SingleElement) {
+  check_max_float({-3.25f}, "one negative element");
+  check_max_float({kNaN}, "one NaN: nothing left, the result is -infinity");
+}
+
+TEST_F(MaxFloat, MaxAtEitherEnd) {
+  std::uint64_t seed = 3100;
+  for (std::size_t n : {2, 33, 1025, kLargePrime}) {
+    std::vector<float> x = cudalabs::uniform_floats(n, ++seed);
+    x.front() = 2.0f;
+    ASSERT_NO_FATAL_FAILURE(check_max_float(x, "the maximum at index 0"));
+    x.front() = 0.0f;
+    x.back() = 2.0f;
+    ASSERT_NO_FATAL_FAILURE(check_max_float(x, "the maximum at index n-1"));
+  }
+}
+
+TEST_F(MaxFloat, NegativeOnly) {
+  // A result initialised to 0 instead of -infinity would show here.
+  std::uint64_t seed = 3200;
+  for (std::size_t n : {1, 31, 4097, kLargePrime}) {
+    ASSERT_NO_FATAL_FAILURE(check_max_float(cudalabs::uniform_floats(n, ++seed, -1000.0f, -1.0f), "all in [-1000, -1)"));
+  }
+}
+
+TEST_F(MaxFloat, NotMultiplesOfBlockSizes) {
+  std::uint64_t seed = 3300;
+  for (std::size_t n : kRaggedSizes) {
+    ASSERT_NO_FATAL_FAILURE(check_max_float(cudalabs::uniform_floats(n, ++seed, -1.0e6f, 1.0e6f), "uniform in [-1e6, 1e6)"));
+  }
+}
+
+TEST_F(MaxFloat, Full2To26) {
+  std::vector<float> x = cudalabs::uniform_floats(k2To26, 3401, -1.0f, 1.0f);
+  x[k2To26 - 3] = 1.5f;  // a unique maximum near the end
+  check_max_float(x, "uniform in [-1, 1), unique maximum at n-3");
+}
+
+TEST_F(MaxFloat, NaNIgnored) {
+  std::vector<float> x = cudalabs::uniform_floats(kLargePrime, 3501, -10.0f, -1.0f);
+  for (std::size_t i = 0; i < x.size(); i += 7) x[i] = kNaN;
+  x.back() = kNaN;
+  ASSERT_NO_FATAL_FAILURE(check_max_float(x, "every 7th element and the last one NaN, the rest negative"));
+  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(4097, kNaN), "all NaN: the result is -infinity"));
+}
+
+TEST_F(MaxFloat, SignedZeros) {
+  std::vector<float> x = cudalabs::uniform_floats(10007, 3601, -5.0f, -1.0f);
+  x[17] = -0.0f;
+  x[5000] = 0.0f;
+  ASSERT_NO_FATAL_FAILURE(check_max_float(x, "negatives, one -0.0 and one +0.0 (either zero is accepted)"));
+  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(1027, -0.0f), "all -0.0 (either zero is accepted)"));
+}
+
+TEST_F(MaxFloat, Infinities) {
+  std::vector<float> x = cudalabs::uniform_floats(65537, 3701);
+  x[40000] = kInf;
+  ASSERT_NO_FATAL_FAILURE(check_max_float(x, "one +infinity"));
+  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(4099, -kInf), "all -infinity"));
+}
+
+TEST_F(MaxFloat, MisalignedInput) {
+  std::uint64_t seed = 3800;
+  for (std::size_t offset : {1, 2, 3}) {
+    for (std::size_t n : {1, 2, 3, 5, 1027, 100003}) {
+      std::vector<float> x = cudalabs::uniform_floats(n, ++seed, -100.0f, -1.0f);
+      x[seed % 2 == 0 ? 0 : n - 1] = -0.5f;  // in the scalar head or in the tail
+      ASSERT_NO_FATAL_FAILURE(check_max_float(x, "negatives, maximum at one end", offset));
+    }
+  }
+}
+
+TEST_F(MaxFloat, AllEqual) {
+  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(kLargePrime, -2.5f), "all -2.5"));
+  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(k2To26, 3.0f), "2^26 times 3.0"));
+}
+
+}  // namespace

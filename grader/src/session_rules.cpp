@@ -19,7 +19,9 @@ void name_relative_to(std::vector<cudalabs::config::ForbidRule>& rules, const fs
 
 cudalabs::config::ForbidRules forbid_rules_for(const cudalabs::config::CourseConfig& course,
                                                const cudalabs::config::LabConfig& lab, const fs::path& course_root) {
-  cudalabs::config::ForbidRules rules = cudalabs::config::combine(course.forbid, lab.forbid);
+  const auto unmatched = cudalabs::config::unmatched_allowances(course.forbid, lab.allow);
+  if (!unmatched.empty()) throw cudalabs::config::ConfigError(unmatched);
+  cudalabs::config::ForbidRules rules = cudalabs::config::combine(course.forbid, lab.forbid, lab.allow);
   name_relative_to(rules.includes, course_root);
   name_relative_to(rules.symbols, course_root);
   return rules;

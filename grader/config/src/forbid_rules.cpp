@@ -13,11 +13,47 @@ std::string ForbidRule::where() const {
   return line > 0 ? fmt::format("{}:{} ({})", file, line, field) : fmt::format("{} ({})", file, field);
 }
 
-ForbidRules combine(const ForbidRules& course, const ForbidRules& lab) {
-  ForbidRules all = course;
-  all.includes.insert(all.includes.end(), lab.includes.begin(), lab.includes.end());
-  all.symbols.insert(all.symbols.end(), lab.symbols.begin(), lab.symbols.end());
-  return all;
+namespace {
+
+bool names_pattern(const std::vector<ForbidRule>& rules, const std::string& pattern) {
+  return std::any_of(rules.begin(), rules.end(), [&](const ForbidRule& rule) { return rule.pattern == pattern; });
+}
+
+std::vector<ForbidRule> lifted(const std::vector<ForbidRule>& course, const std::vector<ForbidRule>& allowed,
+                               const std::vector<ForbidRule>& lab) {
+  std::vector<ForbidRule> kept;
+  for (const ForbidRule& rule : course) {
+    if (!names_pattern(allowed, rule.pattern)) kept.push_back(rule);
+  }
+  kept.insert(kept.end(), lab.begin(), lab.end());
+  return kept;
+}
+
+void report_unmatched(const std::vector<ForbidRule>& course, const std::vector<ForbidRule>& allowed,
+                      const char* kind, std::vector<Diagnostic>& problems) {
+  for (const ForbidRule& allowance : allowed) {
+    if (names_pattern(course, allowance.pattern)) continue;
+    std::string known;
+    for (const ForbidRule& rule : course) known += (known.empty() ? "" : ", ") + rule.pattern;
+    problems.push_back({allowance.file, allowance.line, 0, allowance.field,
+                        fmt::format("'{}' is not among the course's forbidden {} (allow: can only lift a "
+                                    "course-wide rule, named by its exact pattern; they are: {})",
+                                    allowance.pattern, kind, known.empty() ? "none" : known)});
+  }
+}
+
+}  // namespace
+
+ForbidRules combine(const ForbidRules& course, const ForbidRules& lab, const ForbidRules& lab_allows) {
+  return ForbidRules{lifted(course.includes, lab_allows.includes, lab.includes),
+                     lifted(course.symbols, lab_allows.symbols, lab.symbols)};
+}
+
+std::vector<Diagnostic> unmatched_allowances(const ForbidRules& course, const ForbidRules& lab_allows) {
+  std::vector<Diagnostic> problems;
+  report_unmatched(course.includes, lab_allows.includes, "includes", problems);
+  report_unmatched(course.symbols, lab_allows.symbols, "symbols", problems);
+  return problems;
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
@@ -124,9 +160,9 @@ std::vector<ForbidRule> read_list(const MapReader& forbid, const char* key, Kind
 
 }  // namespace
 
-ForbidRules read_forbid_rules(const MapReader& top, FileDiagnostics& diagnostics) {
+ForbidRules read_forbid_rules(const MapReader& top, FileDiagnostics& diagnostics, const char* key) {
   ForbidRules rules;
-  const std::optional<MapReader> forbid = top.optional_map("forbid", "a map {includes: [...], symbols: [...]}");
+  const std::optional<MapReader> forbid = top.optional_map(key, "a map {includes: [...], symbols: [...]}");
   if (!forbid) return rules;
   forbid->check_keys({"includes", "symbols"});
   rules.includes = read_list(*forbid, "includes", Kind::Include, diagnostics);

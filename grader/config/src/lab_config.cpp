@@ -202,7 +202,7 @@ LabConfig load_lab_config(const fs::path& file) {
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
           {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "tolerances", "tests",
-           "performance", "forbid", "sanitizer"});
+           "performance", "forbid", "allow", "sanitizer"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);
@@ -211,6 +211,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.test_timeout_seconds = top->optional_number("test_timeout_seconds", NumberRange::Positive);
       read_tolerances(*top, diagnostics, lab);
       lab.forbid = detail::read_forbid_rules(*top, diagnostics);
+      lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");
       lab.sanitizer = detail::read_sanitizer_policy(*top, diagnostics);
       const TestsRead tests = read_tests(*top, diagnostics, lab);
       lab.performance_line = line_of(top->key_mark("performance").value_or(YAML::Mark::null_mark()));

@@ -83,6 +83,26 @@ TEST(ForbidRules, ReportsEveryMistakeWithItsPlace) {
   EXPECT_EQ(diagnostics.size(), 9u) << text;
 }
 
+TEST(ForbidRules, ALabsAllowLiftsCourseRulesNamedExactly) {
+  const CourseConfig course = load_course_config(kFixtures / "course.yaml");
+  const LabConfig lab = load_lab_config(kFixtures / "lab_allows.yaml");
+  ASSERT_EQ(lab.allow.includes.size(), 2u);
+  EXPECT_EQ(lab.allow.includes[0].why, "this lab writes its result to a file");
+  const ForbidRules rules = combine(course.forbid, lab.forbid, lab.allow);
+  ASSERT_EQ(rules.includes.size(), 1u);
+  EXPECT_EQ(rules.includes[0].pattern, "sys/*");  // fstream lifted
+  EXPECT_EQ(rules.symbols.size(), 2u);            // "exec" is not "exec*": nothing lifted
+  const std::vector<Diagnostic> problems = unmatched_allowances(course.forbid, lab.allow);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].to_string(),
+            (kFixtures / "lab_allows.yaml").string() +
+                ":12: allow.includes[1]: 'fstreem' is not among the course's forbidden includes (allow: can only lift "
+                "a course-wide rule, named by its exact pattern; they are: fstream, sys/*)");
+  EXPECT_NE(problems[1].to_string().find(":13: allow.symbols[0]: 'exec' is not among the course's forbidden symbols"),
+            std::string::npos)
+      << problems[1].to_string();
+}
+
 TEST(ForbidRules, RepositoryRulesLoadAndAllowTheReferenceSolution) {
   const CourseConfig course = load_course_config(kRepoRoot / "config" / "course.yaml");
   const LabConfig lab = load_lab_config(kRepoRoot / "config" / "labs" / "01_vector_add.yaml");

@@ -1,10 +1,13 @@
 // `forbid:` in course.yaml (every lab) and in a lab's YAML (that lab): headers student code may
-// not include and library functions its compiled code may not call.
+// not include and library functions its compiled code may not call. A lab's `allow:` (same
+// shape) lifts course-wide rules for that lab only, each named by its exact pattern.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "cudalabs/config/diagnostics.hpp"
 
 namespace cudalabs::config {
 
@@ -23,8 +26,12 @@ struct ForbidRules {
   std::vector<ForbidRule> symbols;   // matched against undefined symbols, raw and demangled
 };
 
-// The course's rules followed by the lab's.
-ForbidRules combine(const ForbidRules& course, const ForbidRules& lab);
+// The course's rules, less those the lab allows, followed by the lab's.
+ForbidRules combine(const ForbidRules& course, const ForbidRules& lab, const ForbidRules& lab_allows = {});
+
+// One problem per `allow:` entry that names no course-wide rule of its kind (an allowance that
+// lifts nothing is a typo or a stale rule), at the entry's file, line and field.
+std::vector<Diagnostic> unmatched_allowances(const ForbidRules& course, const ForbidRules& lab_allows);
 
 // Whole-string glob match: '*' matches any run (also empty), '?' exactly one character.
 bool glob_match(std::string_view pattern, std::string_view text);

@@ -47,6 +47,7 @@ struct LabConfig {
   std::vector<PerformanceSpec> performance;  // timed cases; their points count towards total_points
   int performance_line = 0;  // 1-based line of the `performance:` key; 0 when absent
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
+  ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent

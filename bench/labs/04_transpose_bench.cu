@@ -1,0 +1,195 @@
+// Lab 04 benchmark: the reference transposes against copy bandwidth, in one run on this GPU.
+//
+// For 8192 x 8192 and 16384 x 4096 floats (the timed shapes of config/labs/04_transpose.yaml),
+// each of the reference's three steps (naive; coalesced = 32x32 tile without padding, i.e. with
+// bank conflicts; conflict_free = padded 32x33 tile) is measured interleaved with a device-to-
+// device cudaMemcpy of the same bytes (the CURRICULUM.md baseline "copy bandwidth"). It prints
+// medians, GB/s (bytes read + written), the fraction of the memcpy and of the in-process float4
+// copy kernel that the YAML's min_fraction_of_peak_bandwidth uses, and the paired ratios between
+// steps that the YAML's max_ratio_to_solution thresholds and the fixtures' expected grades rest on.
+//
+// Target (CURRICULUM.md): conflict_free >= 85% of memcpy bandwidth at both shapes; exit 1 if not.
+//
+//   bench_04_transpose [--json FILE]
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/generators.hpp"
+#include "cudalabs/timing/device_peaks.hpp"
+#include "cudalabs/timing/interleaved.hpp"
+#include "transpose.cuh"
+
+namespace {
+
+using cudalabs::DeviceBuffer;
+using nlohmann::json;
+using namespace cudalabs::timing;
+
+constexpr double kTargetFractionOfCopy = 0.85;
+
+using TransposeFn = cudaError_t (*)(const float*, float*, std::size_t, std::size_t, cudaStream_t);
+
+struct Step {
+  const char* name;
+  TransposeFn fn;
+};
+
+const Step kSteps[] = {
+    {"naive", &solution::transpose_naive},
+    {"coalesced", &solution::transpose_coalesced},
+    {"conflict_free", &solution::transpose_conflict_free},
+};
+
+struct Shape {
+  std::size_t rows;
+  std::size_t cols;
+  std::string label() const { return std::to_string(rows) + "x" + std::to_string(cols); }
+};
+
+// Input and output of one shape, and launchers for the steps and the memcpy baseline.
+class Matrices {
+ public:
+  explicit Matrices(Shape shape) : shape_(shape), in_(shape.rows * shape.cols), out_(shape.rows * shape.cols) {
+    in_.copy_from_host(cudalabs::uniform_floats(in_.size(), 4004));
+    out_.fill_bytes(0);
+  }
+
+  Launch step(TransposeFn fn) {
+    return [this, fn](cudaStream_t stream) { CUDALABS_CHECK(fn(in_.data(), out_.data(), shape_.rows, shape_.cols, stream)); };
+  }
+
+  Launch memcpy_baseline() {
+    return [this](cudaStream_t stream) {
+      CUDALABS_CHECK(cudaMemcpyAsync(out_.data(), in_.data(), in_.bytes(), cudaMemcpyDeviceToDevice, stream));
+    };
+  }
+
+  double bytes_moved() const { return 2.0 * static_cast<double>(in_.bytes()); }
+
+ private:
+  Shape shape_;
+  DeviceBuffer<float> in_;
+  DeviceBuffer<float> out_;
+};
+
+json summary_json(const SampleSummary& s) {
+  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
+}
+
+double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
+// Every step of one shape against the memcpy; returns whether conflict_free met the target.
+bool measure_shape(Shape shape, double copy_kernel_gbs, const SamplingPolicy& policy, json& out) {
+  Matrices m(shape);
+  std::printf("%s floats (%.0f MiB moved per call)\n", shape.label().c_str(), m.bytes_moved() / (1 << 20));
+  std::printf("  %-14s %-9s %-9s %-9s %-12s %-14s\n", "step", "ms", "memcpy ms", "GB/s", "of memcpy", "of copy kernel");
+  bool target_met = false;
+  json rows = json::array();
+  for (const Step& step : kSteps) {
+    const PairedResult r = measure_interleaved({m.step(step.fn), m.memcpy_baseline(), {}}, policy);
+    const double step_gbs = gbs(m.bytes_moved(), r.student_ms.median);
+    const double of_memcpy = 1.0 / r.ratio.median;  // paired: same bytes, so time ratio = bandwidth ratio
+    const double of_kernel = step_gbs / copy_kernel_gbs;
+    std::printf("  %-14s %-9.4f %-9.4f %-9.1f %-12.3f %-14.3f\n", step.name, r.student_ms.median, r.solution_ms.median,
+                step_gbs, of_memcpy, of_kernel);
+    if (std::strcmp(step.name, "conflict_free") == 0) target_met = of_memcpy >= kTargetFractionOfCopy;
+    rows.push_back({{"step", step.name},
+                    {"ms", summary_json(r.student_ms)},
+                    {"memcpy_ms", summary_json(r.solution_ms)},
+                    {"ratio_to_memcpy", summary_json(r.ratio)},
+                    {"gbs", step_gbs},
+                    {"fraction_of_memcpy", of_memcpy},
+                    {"fraction_of_copy_kernel", of_kernel}});
+  }
+  out[shape.label()] = rows;
+  std::printf("\n");
+  return target_met;
+}
+
+// Paired ratios between steps: what a submission that stops at step `slower` scores against the
+// reference's step `reference` in the YAML's max_ratio_to_solution cases.
+json step_ratios(Shape shape, const SamplingPolicy& policy) {
+  Matrices m(shape);
+  struct Pair {
+    const Step& slower;
+    const Step& reference;
+    const char* meaning;
+  };
+  const Pair pairs[] = {
+      {kSteps[0], kSteps[1], "naive fixture in coalesced_8192"},
+      {kSteps[0], kSteps[2], "naive fixture in conflict_free_8192"},
+      {kSteps[1], kSteps[2], "unpadded_tile fixture in conflict_free_8192"},
+  };
+  std::printf("Paired ratios at %s (time / reference time)\n", shape.label().c_str());
+  json rows = json::array();
+  for (const Pair& p : pairs) {
+    const PairedResult r = measure_interleaved({m.step(p.slower.fn), m.step(p.reference.fn), {}}, policy);
+    std::printf("  %-14s / %-14s %.3f [%.3f, %.3f]  (%s)\n", p.slower.name, p.reference.name, r.ratio.median,
+                r.ratio.ci.low, r.ratio.ci.high, p.meaning);
+    rows.push_back({{"slower", p.slower.name}, {"reference", p.reference.name}, {"ratio", summary_json(r.ratio)},
+                    {"meaning", p.meaning}});
+  }
+  std::printf("\n");
+  return rows;
+}
+
+int run(const std::string& json_path) {
+  int device = 0;
+  cudaDeviceProp prop{};
+  CUDALABS_CHECK(cudaGetDevice(&device));
+  CUDALABS_CHECK(cudaGetDeviceProperties(&prop, device));
+  const double copy_kernel_gbs = measured_copy_bandwidth_gbs();
+  std::printf("Lab 04 transpose benchmark on %s (%d SMs, L2 %.0f MiB)\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize / 1048576.0);
+  std::printf("in-process float4 copy kernel: %.1f GB/s (the YAML's 'peak bandwidth')\n\n", copy_kernel_gbs);
+
+  const SamplingPolicy policy;  // the course defaults: 1% CI target, at most 2 s per measurement
+  json report = {{"device", prop.name}, {"copy_kernel_gbs", copy_kernel_gbs}, {"target_fraction_of_memcpy", kTargetFractionOfCopy}};
+  json shapes = json::object();
+  bool ok = true;
+  for (const Shape shape : {Shape{8192, 8192}, Shape{16384, 4096}}) ok = measure_shape(shape, copy_kernel_gbs, policy, shapes) && ok;
+  report["shapes"] = shapes;
+  report["step_ratios_8192x8192"] = step_ratios({8192, 8192}, policy);
+  report["target_met"] = ok;
+
+  std::printf("CURRICULUM target (conflict_free >= %.0f%% of memcpy bandwidth at both shapes): %s\n",
+              kTargetFractionOfCopy * 100, ok ? "MET" : "MISSED");
+  if (!json_path.empty()) {
+    std::ofstream file(json_path);
+    file << report.dump(2) << "\n";
+    if (!file) {
+      std::fprintf(stderr, "could not write %s\n", json_path.c_str());
+      return 2;
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json_path = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
+      return 2;
+    }
+  }
+  try {
+    return run(json_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_04_transpose: %s\n", e.what());
+    return 2;
+  }
+}

@@ -91,6 +91,9 @@ constexpr int kSharedRows = kTileHeight + 2;
 constexpr int kWordsPerRow = kTileWidth / 4;
 constexpr int kBlockThreads = kThreadsX * kThreadsY;
 constexpr int kWordLoadsPerThread = (kSharedRows * kWordsPerRow + kBlockThreads - 1) / kBlockThreads;
+// At least 4 resident blocks (1024 threads) per SM: caps registers at 64 per thread, so several
+// blocks overlap one's loading phase with another's computing.
+constexpr int kSobelBlocksPerSm = 4;
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
@@ -100,7 +103,7 @@ __device__ __forceinline__ unsigned magnitude(int gx, int gy) {
   return m < 255u ? m : 255u;
 }
 
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void __launch_bounds__(kBlockThreads, kSobelBlocksPerSm)
 sobel_tiled(const unsigned char* __restrict__ gray, std::size_t gray_pitch, unsigned char* __restrict__ edges,
             std::size_t edges_pitch, int width, int height, bool words_in, bool words_out) {
   __shared__ __align__(4) unsigned char tile[kSharedRows * kSharedRow];

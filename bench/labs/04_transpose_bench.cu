@@ -2,8 +2,10 @@
 //
 // For 8192 x 8192 and 16384 x 4096 floats (the timed shapes of config/labs/04_transpose.yaml),
 // each of the reference's three steps (naive; coalesced = 32x32 tile without padding, i.e. with
-// bank conflicts; conflict_free = padded 32x33 tile) is measured interleaved with a device-to-
-// device cudaMemcpy of the same bytes (the CURRICULUM.md baseline "copy bandwidth"). It prints
+// bank conflicts; conflict_free = padded 64x64 tile), and the handout's padded 32x32 tile with 4
+// and with 8 elements per thread (what a student's conflict-free kernel looks like), is measured
+// interleaved with a device-to-device cudaMemcpy of the same bytes (the CURRICULUM.md baseline
+// "copy bandwidth"). It prints
 // medians, GB/s (bytes read + written), the fraction of the memcpy and of the in-process float4
 // copy kernel that the YAML's min_fraction_of_peak_bandwidth uses, and the paired ratios between
 // steps that the YAML's max_ratio_to_solution thresholds and the fixtures' expected grades rest on.
@@ -27,6 +29,7 @@
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/interleaved.hpp"
 #include "transpose.cuh"
+#include "../../solutions/04_transpose/transpose_kernels.cuh"
 
 namespace {
 
@@ -43,11 +46,13 @@ struct Step {
   TransposeFn fn;
 };
 
-const Step kSteps[] = {
-    {"naive", &solution::transpose_naive},
-    {"coalesced", &solution::transpose_coalesced},
-    {"conflict_free", &solution::transpose_conflict_free},
-};
+// The reference's three functions, and padded 32x32 tiles as the handout describes them.
+const Step kNaive{"naive", &solution::transpose_naive};
+const Step kCoalesced{"coalesced", &solution::transpose_coalesced};
+const Step kPadded32x8{"padded32_4each", &lab04_reference::launch_tiled<32, 8, 1>};
+const Step kPadded32x4{"padded32_8each", &lab04_reference::launch_tiled<32, 4, 1>};
+const Step kConflictFree{"conflict_free", &solution::transpose_conflict_free};
+const Step kSteps[] = {kNaive, kCoalesced, kPadded32x8, kPadded32x4, kConflictFree};
 
 struct Shape {
   std::size_t rows;
@@ -91,7 +96,7 @@ double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 bool measure_shape(Shape shape, double copy_kernel_gbs, const SamplingPolicy& policy, json& out) {
   Matrices m(shape);
   std::printf("%s floats (%.0f MiB moved per call)\n", shape.label().c_str(), m.bytes_moved() / (1 << 20));
-  std::printf("  %-14s %-9s %-9s %-9s %-12s %-14s\n", "step", "ms", "memcpy ms", "GB/s", "of memcpy", "of copy kernel");
+  std::printf("  %-15s %-9s %-9s %-9s %-12s %-14s\n", "step", "ms", "memcpy ms", "GB/s", "of memcpy", "of copy kernel");
   bool target_met = false;
   json rows = json::array();
   for (const Step& step : kSteps) {
@@ -99,7 +104,7 @@ bool measure_shape(Shape shape, double copy_kernel_gbs, const SamplingPolicy& po
     const double step_gbs = gbs(m.bytes_moved(), r.student_ms.median);
     const double of_memcpy = 1.0 / r.ratio.median;  // paired: same bytes, so time ratio = bandwidth ratio
     const double of_kernel = step_gbs / copy_kernel_gbs;
-    std::printf("  %-14s %-9.4f %-9.4f %-9.1f %-12.3f %-14.3f\n", step.name, r.student_ms.median, r.solution_ms.median,
+    std::printf("  %-15s %-9.4f %-9.4f %-9.1f %-12.3f %-14.3f\n", step.name, r.student_ms.median, r.solution_ms.median,
                 step_gbs, of_memcpy, of_kernel);
     if (std::strcmp(step.name, "conflict_free") == 0) target_met = of_memcpy >= kTargetFractionOfCopy;
     rows.push_back({{"step", step.name},
@@ -125,15 +130,16 @@ json step_ratios(Shape shape, const SamplingPolicy& policy) {
     const char* meaning;
   };
   const Pair pairs[] = {
-      {kSteps[0], kSteps[1], "naive fixture in coalesced_8192"},
-      {kSteps[0], kSteps[2], "naive fixture in conflict_free_8192"},
-      {kSteps[1], kSteps[2], "unpadded_tile fixture in conflict_free_8192"},
+      {kNaive, kCoalesced, "naive fixture in coalesced_8192"},
+      {kNaive, kConflictFree, "naive fixture in conflict_free_8192"},
+      {kCoalesced, kConflictFree, "unpadded_tile fixture in conflict_free_8192"},
+      {kPadded32x8, kConflictFree, "a student following the handout in conflict_free_8192: must pass"},
   };
   std::printf("Paired ratios at %s (time / reference time)\n", shape.label().c_str());
   json rows = json::array();
   for (const Pair& p : pairs) {
     const PairedResult r = measure_interleaved({m.step(p.slower.fn), m.step(p.reference.fn), {}}, policy);
-    std::printf("  %-14s / %-14s %.3f [%.3f, %.3f]  (%s)\n", p.slower.name, p.reference.name, r.ratio.median,
+    std::printf("  %-15s / %-14s %.3f [%.3f, %.3f]  (%s)\n", p.slower.name, p.reference.name, r.ratio.median,
                 r.ratio.ci.low, r.ratio.ci.high, p.meaning);
     rows.push_back({{"slower", p.slower.name}, {"reference", p.reference.name}, {"ratio", summary_json(r.ratio)},
                     {"meaning", p.meaning}});

@@ -5,12 +5,13 @@
 // bank conflicts; conflict_free = padded 64x64 tile), and the handout's padded 32x32 tile with 4
 // and with 8 elements per thread (what a student's conflict-free kernel looks like), is measured
 // interleaved with a device-to-device cudaMemcpy of the same bytes (the CURRICULUM.md baseline
-// "copy bandwidth"). It prints
-// medians, GB/s (bytes read + written), the fraction of the memcpy and of the in-process float4
-// copy kernel that the YAML's min_fraction_of_peak_bandwidth uses, and the paired ratios between
-// steps that the YAML's max_ratio_to_solution thresholds and the fixtures' expected grades rest on.
+// "copy bandwidth"). It prints medians, GB/s (bytes read + written), the fraction of the memcpy
+// and of the in-process float4 copy kernel that the YAML's min_fraction_of_peak_bandwidth uses,
+// and the paired ratios between steps that the YAML's max_ratio_to_solution thresholds and the
+// fixtures' expected grades rest on.
 //
-// Target (CURRICULUM.md): conflict_free >= 85% of memcpy bandwidth at both shapes; exit 1 if not.
+// Target (CURRICULUM.md): conflict_free >= 85% of memcpy bandwidth at both shapes; exit 1 if not,
+// 2 when a step computes a wrong transpose (checked first, at 1000 x 777) or CUDA fails.
 //
 //   bench_04_transpose [--json FILE]
 #include <cstddef>
@@ -86,6 +87,29 @@ class Matrices {
   DeviceBuffer<float> out_;
 };
 
+// Every step must transpose correctly before its time means anything: a 1000 x 777 check (both
+// sides odd, not multiples of any tile) against the CPU.
+bool verify_steps() {
+  constexpr std::size_t rows = 1000, cols = 777;
+  const std::vector<float> host = cudalabs::uniform_floats(rows * cols, 4005);
+  std::vector<float> expected(host.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t c = 0; c < cols; ++c) expected[c * rows + r] = host[r * cols + c];
+  }
+  DeviceBuffer<float> in(host), out(host.size());
+  bool ok = true;
+  for (const Step& step : kSteps) {
+    out.fill_bytes(0xFF);
+    CUDALABS_CHECK(step.fn(in.data(), out.data(), rows, cols, nullptr));
+    CUDALABS_CHECK(cudaDeviceSynchronize());
+    if (std::memcmp(out.copy_to_host().data(), expected.data(), expected.size() * sizeof(float)) != 0) {
+      std::printf("WRONG RESULT: %s does not transpose a %zu x %zu matrix correctly\n", step.name, rows, cols);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 json summary_json(const SampleSummary& s) {
   return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
 }
@@ -158,6 +182,7 @@ int run(const std::string& json_path) {
               prop.l2CacheSize / 1048576.0);
   std::printf("in-process float4 copy kernel: %.1f GB/s (the YAML's 'peak bandwidth')\n\n", copy_kernel_gbs);
 
+  if (!verify_steps()) return 2;
   const SamplingPolicy policy;  // the course defaults: 1% CI target, at most 2 s per measurement
   json report = {{"device", prop.name}, {"copy_kernel_gbs", copy_kernel_gbs}, {"target_fraction_of_memcpy", kTargetFractionOfCopy}};
   json shapes = json::object();

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "cudalabs/result_stream.hpp"
+#include "process_filter.hpp"
 #include "result_stream_fd.hpp"
 
 namespace {
@@ -79,9 +80,12 @@ void read_token(int fd, char* token) {
 }
 
 void capture_result_channel(int, char**, char** envp) {
-  char fd_text[32], token_fd_text[32];
+  char fd_text[32], token_fd_text[32], no_new_processes[4];
   take_variable(envp, cudalabs::kResultFdVariable, fd_text, sizeof fd_text);
   take_variable(envp, cudalabs::kResultTokenFdVariable, token_fd_text, sizeof token_fd_text);
+  take_variable(envp, cudalabs::kNoNewProcessesVariable, no_new_processes, sizeof no_new_processes);
+  // Before any student constructor: from here on this process cannot fork or exec, however asked.
+  if (std::strcmp(no_new_processes, "1") == 0) cudalabs::forbid_new_processes();
   char token[kMaxTokenBytes + 1] = {};
   if (const int token_fd = parse_fd(token_fd_text); token_fd >= 0) {
     read_token(token_fd, token);

@@ -26,6 +26,9 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.working_dir = invocation.working_dir;
   spec.extra_env = invocation.env;
+  // The harness then forbids itself new processes and programs (common/src/process_filter.hpp);
+  // not under a launcher: compute-sanitizer's tooling works inside the process it watches.
+  if (invocation.launcher.empty()) spec.extra_env.emplace_back(cudalabs::kNoNewProcessesVariable, "1");
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.max_output_bytes = invocation.max_output_bytes;
   spec.limits = invocation.limits;

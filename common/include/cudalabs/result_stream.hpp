@@ -24,6 +24,10 @@ namespace cudalabs {
 
 inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
 inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD";
+// Set to "1" by labgrade for the normal test runs: the harness then forbids itself new processes
+// and programs before any student code runs (common/src/process_filter.hpp). A sanitizer run,
+// whose tooling works inside the process it watches, goes without.
+inline constexpr const char* kNoNewProcessesVariable = "CUDALABS_NO_NEW_PROCESSES";
 
 // Exit status of a harness that stopped because the CUDA context is unusable (sticky error).
 inline constexpr int kContextLostExitCode = 86;

@@ -51,6 +51,19 @@ TEST(Adversarial, ForkingBreaksTheCourseRule) {
   expect_rule_violation(grade("forks"), "fork", "config/course.yaml", "calling fork", true);
 }
 
+TEST(Adversarial, ForkingThroughARawSyscallIsRefusedByTheProcessFilter) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: the harness runs the calls only on a GPU";
+  const LabgradeRun run = grade("forks_via_syscall");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  for (const auto& test : run.report["tests"]) {
+    EXPECT_EQ(test["status"], "failed") << test["name"];
+    EXPECT_CONTAINS(test["message"].get<std::string>(), "cudaErrorNotPermitted");
+  }
+  EXPECT_EQ(run.report["points_earned"], 0);
+}
+
 TEST(Adversarial, OpeningAFileOutsideTheSandboxBreaksTheCourseRule) {
   expect_rule_violation(grade("reads_passwd"), "fopen*", "config/course.yaml", "calling fopen", true);
 }

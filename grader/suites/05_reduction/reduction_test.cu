@@ -213,7 +213,7 @@ TEST_F(MaxFloat, SingleElement) {
 
 TEST_F(MaxFloat, MaxAtEitherEnd) {
   std::uint64_t seed = 3100;
-  for (std::size_t n : {2, 33, 1025, kLargePrime}) {
+  for (std::size_t n : {std::size_t{2}, std::size_t{33}, std::size_t{1025}, kLargePrime}) {
     std::vector<float> x = cudalabs::uniform_floats(n, ++seed);
     x.front() = 2.0f;
     ASSERT_NO_FATAL_FAILURE(check_max_float(x, "the maximum at index 0"));
@@ -226,7 +226,7 @@ TEST_F(MaxFloat, MaxAtEitherEnd) {
 TEST_F(MaxFloat, NegativeOnly) {
   // A result initialised to 0 instead of -infinity would show here.
   std::uint64_t seed = 3200;
-  for (std::size_t n : {1, 31, 4097, kLargePrime}) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{4097}, kLargePrime}) {
     ASSERT_NO_FATAL_FAILURE(check_max_float(cudalabs::uniform_floats(n, ++seed, -1000.0f, -1.0f), "all in [-1000, -1)"));
   }
 }

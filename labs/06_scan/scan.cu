@@ -11,7 +11,8 @@
 
 namespace LAB_IMPL {
 
-// Pass 1 (e.g. 256 threads per block, each block owning a chunk of 256 * 4 elements): block b writes the sum of its chunk of `in` to block_sums[b].
+// Pass 1: block b writes the sum of its chunk of `in` to block_sums[b] (e.g. 256 threads per
+// block, each block owning a chunk of 256 * 4 elements).
 __global__ void block_sums_kernel(const int* in, int* block_sums, std::size_t n) {
   // TODO(student): each block sums its own chunk of the input (a shared-memory or warp-shuffle
   // reduction, as in lab 05) and thread 0 writes the result to block_sums[blockIdx.x].

@@ -29,8 +29,9 @@ constexpr std::size_t k2To26 = std::size_t{1} << 26;
 // to cover.
 constexpr std::size_t kBlockBoundaries[] = {31,   32,   33,   255,  256,  257,  1023, 1024, 1025,
                                             2047, 2049, 4095, 4096, 4097, 8191, 8193, 16385};
-// More elements than blocks^2: 2^20 + 1 needs three levels with 1024-element blocks' sums scanned
-// by 1024-element blocks (1025 sums); 16777259 (a prime above 2^24) three levels with 256.
+// More elements than blocks^2: 2^20 + 1 elements in 1024-element blocks give 1025 block sums,
+// more than one 1024-element block can scan; 16777259 (a prime above 2^24) needs three levels
+// with 256-element blocks.
 constexpr std::size_t kManyLevels[] = {(std::size_t{1} << 20) + 1, 16777259};
 
 std::string describe(const char* what, std::size_t n, const std::string& values, Offsets offsets = {}) {

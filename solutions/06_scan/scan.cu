@@ -86,7 +86,7 @@ __device__ __forceinline__ int warp_inclusive_scan(int value, int lane) {
 
 // Run by warp 0 of tile `tile` (> 0) after it published its aggregate: the sum of every element
 // before this tile. All 32 lanes return it.
-__device__ int look_back(const unsigned long long* status, long long tile, int lane) {
+__device__ __forceinline__ int look_back(const unsigned long long* status, long long tile, int lane) {
   int exclusive = 0;
   long long window_end = tile - 1;  // lane 0 looks at the nearest predecessor
   while (true) {

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct Fixture {
   std::string name;
   fs::path dir;
 };
+
+// How GoogleTest names a fixture in its output (instead of its bytes).
+void PrintTo(const Fixture& fixture, std::ostream* out) { *out << fixture.lab << "/" << fixture.name; }
 
 std::vector<Fixture> graded_fixtures() {
   std::vector<Fixture> fixtures;

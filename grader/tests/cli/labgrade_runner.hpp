@@ -24,8 +24,10 @@ struct LabgradeRun {
 // Runs labgrade with `args`; for grade and check, also asks for a JSON report and reads it.
 inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::filesystem::path json = std::filesystem::path(::testing::TempDir()) /
-                                     (std::string("cli_") + test->test_suite_name() + "_" + test->name() + ".json");
+  // Parameterised tests' names hold '/': keep the report file in TempDir itself.
+  std::string file = std::string("cli_") + test->test_suite_name() + "_" + test->name() + ".json";
+  for (char& c : file) c = c == '/' ? '_' : c;
+  const std::filesystem::path json = std::filesystem::path(::testing::TempDir()) / file;
   std::filesystem::remove(json);
   ProcessSpec spec;
   spec.argv = {LABGRADE_EXECUTABLE};

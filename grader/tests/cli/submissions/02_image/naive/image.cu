@@ -7,7 +7,7 @@
 
 namespace LAB_IMPL {
 
-__device__ int clamp_index(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+__device__ __forceinline__ int clamp_index(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
 __global__ void rgb_to_gray_kernel(const unsigned char* rgb, std::size_t rgb_pitch, unsigned char* gray,
                                    std::size_t gray_pitch, int width, int height) {

@@ -45,7 +45,7 @@ __global__ void add_block_offsets(int* out, const int* scanned_sums, const int* 
   const std::size_t g = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
   if (g >= n) return;
   int value = out[g];
-  if (blockIdx.x > 0) value += scanned_sums[blockIdx.x - 1];
+  if (scanned_sums && blockIdx.x > 0) value += scanned_sums[blockIdx.x - 1];
   if (exclusive) value -= in[g];
   out[g] = value;
 }

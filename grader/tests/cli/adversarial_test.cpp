@@ -68,9 +68,6 @@ TEST(Adversarial, OpeningAFileOutsideTheSandboxBreaksTheCourseRule) {
   expect_rule_violation(grade("reads_passwd"), "fopen*", "config/course.yaml", "calling fopen", true);
 }
 
-TEST(Adversarial, CallingExitBreaksTheCourseRule) {
-  expect_rule_violation(grade("calls_exit"), "exit", "config/course.yaml", "calling exit", true);
-}
 
 TEST(Adversarial, ResettingTheDeviceBreaksTheCourseRule) {
   expect_rule_violation(grade("device_reset"), "cudaDeviceReset", "config/course.yaml", "calling cudaDeviceReset",
@@ -79,9 +76,8 @@ TEST(Adversarial, ResettingTheDeviceBreaksTheCourseRule) {
 
 // ---- caught while running (GPU) --------------------------------------------------------------
 
-TEST(Adversarial, ExitingMidTestCostsOnlyThatTest) {
-  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
-  const LabgradeRun run = grade("exits_mid_test");
+// The test with n = 31 (VectorAdd.OneWarpMinusOne) ended the process: only it is charged.
+void expect_only_the_exiting_test_charged(const LabgradeRun& run) {
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["status"], "graded");
@@ -100,6 +96,16 @@ TEST(Adversarial, ExitingMidTestCostsOnlyThatTest) {
   }
   EXPECT_GE(run.report["points_earned"].get<double>(), at_least);
   EXPECT_LT(run.report["points_earned"].get<double>(), 100);
+}
+
+TEST(Adversarial, ExitingMidTestCostsOnlyThatTest) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_only_the_exiting_test_charged(grade("exits_mid_test"));
+}
+
+TEST(Adversarial, CallingExitCostsOnlyThatTest) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_only_the_exiting_test_charged(grade("calls_exit"));
 }
 
 // Code that does nothing useful, whatever it prints or forges, scores 0 and passes no test.

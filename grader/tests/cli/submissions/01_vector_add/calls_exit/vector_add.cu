@@ -1,6 +1,8 @@
-// Adversarial: calls exit(0) in the middle of a test (host code of the launch wrapper).
-// Expected: rule_violation (rule 'exit' from config/course.yaml), score 0, nothing run. The same
-// thing done without the C library's exit() is exits_mid_test.
+// Adversarial: calls exit(0) in the middle of a test (host code of the launch wrapper). `exit`
+// cannot be a forbidden symbol (nvcc's stubs of __device__ functions call it), so the
+// containment decides. Expected: graded (exit code 0); VectorAdd.OneWarpMinusOne (the only call
+// with n = 31) crashed with "exited with code 0 in the middle of this test"; every other
+// correctness test passed in fresh processes. The same thing by a raw system call is exits_mid_test.
 #include <cstdlib>
 #include "vector_add.cuh"
 

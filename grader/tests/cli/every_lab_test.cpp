@@ -70,7 +70,7 @@ void print_grade(const LabgradeRun& run, const std::string& what) {
     if (test["status"] != "passed" || test.contains("performance")) {
       std::cout << "    " << test["name"].get<std::string>() << ": " << test["status"].get<std::string>() << ", "
                 << test["points_earned"] << " / " << test["points_possible"];
-      if (test.contains("performance")) std::cout << " (" << test["performance"]["explanation"] << ")";
+      if (test.contains("performance")) std::cout << " (" << test["performance"]["verdict"].value("explanation", "") << ")";
       std::cout << "\n";
     }
   }

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_command_line.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -118,96 +119,86 @@ double disagreement_with_cublas(Problem& p, cublasHandle_t handle) {
   return worst / (std::sqrt(static_cast<double>(p.size)) * largest);
 }
 
+int run(const std::string& json_path) {
+  cudaDeviceProp prop{};
+  CUDALABS_CHECK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
+
+  cublasHandle_t handle = nullptr;
+  check_cublas(cublasCreate(&handle), "cublasCreate");
+  check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // FP32, no TF32
+
+  SamplingPolicy policy;
+  policy.time_budget_seconds = 4.0;
+  policy.min_samples = 15;
+
+  Problem big(4096);
+  const int n = big.size;
+  const float one = 1.0f, zero = 0.0f;
+  const Launch reference = [&](cudaStream_t s) {
+    CUDALABS_CHECK(solution::matmul_tiled(big.a.data(), big.b.data(), big.c.data(), n, n, n, s));
+  };
+  // Row-major C = A * B is column-major C^T = B^T * A^T: swap the operands, keep the layouts.
+  const Launch cublas = [&](cudaStream_t s) {
+    check_cublas(cublasSetStream(handle, s), "cublasSetStream");
+    check_cublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, big.b.data(), n, big.a.data(), n,
+                             &zero, big.c.data(), n),
+                 "cublasSgemm");
+  };
+  const Launch textbook = [&](cudaStream_t s) {
+    const dim3 blocks((n + kTile - 1) / kTile, (n + kTile - 1) / kTile);
+    textbook_tile_kernel<<<blocks, dim3(kTile, kTile), 0, s>>>(big.a.data(), big.b.data(), big.c.data(), n, n, n);
+    CUDALABS_CHECK(cudaGetLastError());
+  };
+  const Launch direct = [&](cudaStream_t s) {
+    CUDALABS_CHECK(solution::matmul(big.a.data(), big.b.data(), big.c.data(), n, n, n, s));
+  };
+
+  const double disagreement = disagreement_with_cublas(big, handle);
+  std::printf("reference vs cuBLAS: max |difference| = %.3g * sqrt(k) * max|C|%s\n", disagreement,
+              disagreement < 1e-6 ? "" : "  << TOO LARGE");
+
+  json out;
+  out["device"] = prop.name;
+  out["reference_vs_cublas"] = compare("matmul_tiled 4096^3: reference vs cuBLAS SGEMM", "reference matmul_tiled",
+                                       reference, "cublasSgemm (FP32)", cublas, big.flops(), policy);
+  const double fraction = 1.0 / out["reference_vs_cublas"]["time_ratio"]["median"].get<double>();
+  const bool met = fraction >= kTargetFractionOfCublas && disagreement < 1e-6;
+  std::printf("  reference reaches %.1f%% of cuBLAS's throughput: target %.0f%% %s\n\n", 100 * fraction,
+              100 * kTargetFractionOfCublas, met ? "MET" : "MISSED");
+
+  out["textbook_vs_reference"] = compare("calibration, matmul_tiled_4096: textbook 16x16 tile vs reference",
+                                         "textbook 16x16 tile", textbook, "reference matmul_tiled", reference,
+                                         big.flops(), policy);
+  out["direct_vs_reference"] = compare("calibration, matmul_tiled_4096: one thread per element vs reference",
+                                       "reference matmul (direct)", direct, "reference matmul_tiled", reference,
+                                       big.flops(), policy);
+
+  Problem mid(2048);
+  const int m = mid.size;
+  const Launch direct_mid = [&](cudaStream_t s) {
+    CUDALABS_CHECK(solution::matmul(mid.a.data(), mid.b.data(), mid.c.data(), m, m, m, s));
+  };
+  const Launch rows_along_x = [&](cudaStream_t s) {
+    rows_along_x_kernel<<<dim3((m + 15) / 16, (m + 15) / 16), dim3(16, 16), 0, s>>>(mid.a.data(), mid.b.data(),
+                                                                                    mid.c.data(), m, m, m);
+    CUDALABS_CHECK(cudaGetLastError());
+  };
+  out["uncoalesced_vs_direct"] = compare("calibration, matmul_naive_2048: threadIdx.x along rows vs reference matmul",
+                                         "rows along threadIdx.x", rows_along_x, "reference matmul (direct)",
+                                         direct_mid, mid.flops(), policy);
+
+  out["fraction_of_cublas"] = fraction;
+  out["target_fraction_of_cublas"] = kTargetFractionOfCublas;
+  out["disagreement_with_cublas"] = disagreement;
+  out["target_met"] = met;
+  check_cublas(cublasDestroy(handle), "cublasDestroy");
+  if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
+  return met ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-      json_path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-      return 2;
-    }
-  }
-  try {
-    cudaDeviceProp prop{};
-    CUDALABS_CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-
-    cublasHandle_t handle = nullptr;
-    check_cublas(cublasCreate(&handle), "cublasCreate");
-    check_cublas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");  // FP32, no TF32
-
-    SamplingPolicy policy;
-    policy.time_budget_seconds = 4.0;
-    policy.min_samples = 15;
-
-    Problem big(4096);
-    const int n = big.size;
-    const float one = 1.0f, zero = 0.0f;
-    const Launch reference = [&](cudaStream_t s) {
-      CUDALABS_CHECK(solution::matmul_tiled(big.a.data(), big.b.data(), big.c.data(), n, n, n, s));
-    };
-    // Row-major C = A * B is column-major C^T = B^T * A^T: swap the operands, keep the layouts.
-    const Launch cublas = [&](cudaStream_t s) {
-      check_cublas(cublasSetStream(handle, s), "cublasSetStream");
-      check_cublas(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, big.b.data(), n, big.a.data(), n,
-                               &zero, big.c.data(), n),
-                   "cublasSgemm");
-    };
-    const Launch textbook = [&](cudaStream_t s) {
-      const dim3 blocks((n + kTile - 1) / kTile, (n + kTile - 1) / kTile);
-      textbook_tile_kernel<<<blocks, dim3(kTile, kTile), 0, s>>>(big.a.data(), big.b.data(), big.c.data(), n, n, n);
-      CUDALABS_CHECK(cudaGetLastError());
-    };
-    const Launch direct = [&](cudaStream_t s) {
-      CUDALABS_CHECK(solution::matmul(big.a.data(), big.b.data(), big.c.data(), n, n, n, s));
-    };
-
-    const double disagreement = disagreement_with_cublas(big, handle);
-    std::printf("reference vs cuBLAS: max |difference| = %.3g * sqrt(k) * max|C|%s\n", disagreement,
-                disagreement < 1e-6 ? "" : "  << TOO LARGE");
-
-    json out;
-    out["device"] = prop.name;
-    out["reference_vs_cublas"] = compare("matmul_tiled 4096^3: reference vs cuBLAS SGEMM", "reference matmul_tiled",
-                                         reference, "cublasSgemm (FP32)", cublas, big.flops(), policy);
-    const double fraction = 1.0 / out["reference_vs_cublas"]["time_ratio"]["median"].get<double>();
-    const bool met = fraction >= kTargetFractionOfCublas && disagreement < 1e-6;
-    std::printf("  reference reaches %.1f%% of cuBLAS's throughput: target %.0f%% %s\n\n", 100 * fraction,
-                100 * kTargetFractionOfCublas, met ? "MET" : "MISSED");
-
-    out["textbook_vs_reference"] = compare("calibration, matmul_tiled_4096: textbook 16x16 tile vs reference",
-                                           "textbook 16x16 tile", textbook, "reference matmul_tiled", reference,
-                                           big.flops(), policy);
-    out["direct_vs_reference"] = compare("calibration, matmul_tiled_4096: one thread per element vs reference",
-                                         "reference matmul (direct)", direct, "reference matmul_tiled", reference,
-                                         big.flops(), policy);
-
-    Problem mid(2048);
-    const int m = mid.size;
-    const Launch direct_mid = [&](cudaStream_t s) {
-      CUDALABS_CHECK(solution::matmul(mid.a.data(), mid.b.data(), mid.c.data(), m, m, m, s));
-    };
-    const Launch rows_along_x = [&](cudaStream_t s) {
-      rows_along_x_kernel<<<dim3((m + 15) / 16, (m + 15) / 16), dim3(16, 16), 0, s>>>(mid.a.data(), mid.b.data(),
-                                                                                      mid.c.data(), m, m, m);
-      CUDALABS_CHECK(cudaGetLastError());
-    };
-    out["uncoalesced_vs_direct"] = compare("calibration, matmul_naive_2048: threadIdx.x along rows vs reference matmul",
-                                           "rows along threadIdx.x", rows_along_x, "reference matmul (direct)",
-                                           direct_mid, mid.flops(), policy);
-
-    out["fraction_of_cublas"] = fraction;
-    out["target_fraction_of_cublas"] = kTargetFractionOfCublas;
-    out["disagreement_with_cublas"] = disagreement;
-    out["target_met"] = met;
-    check_cublas(cublasDestroy(handle), "cublasDestroy");
-    if (!json_path.empty()) std::ofstream(json_path) << out.dump(2) << "\n";
-    return met ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_03_matmul: %s\n", e.what());
-    return 1;
-  }
+  return cudalabs::bench::run_with_command_line(argc, argv, "bench_03_matmul", run);
 }

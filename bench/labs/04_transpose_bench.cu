@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_command_line.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -241,19 +242,5 @@ int run(const std::string& json_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-      json_path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-      return 2;
-    }
-  }
-  try {
-    return run(json_path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_04_transpose: %s\n", e.what());
-    return 2;
-  }
+  return cudalabs::bench::run_with_command_line(argc, argv, "bench_04_transpose", run);
 }

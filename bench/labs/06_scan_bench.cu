@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_command_line.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -245,18 +246,7 @@ void print_row(const char* name, const Measured& m, double bytes, double copy_gb
               verdict, m.agree ? "" : "  <- RESULTS DISAGREE WITH CUB");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const char* json_path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-      json_path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-      return 2;
-    }
-  }
+int run(const std::string& json_path) {
 
   cudaDeviceProp prop{};
   CUDALABS_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -400,9 +390,15 @@ int main(int argc, char** argv) {
                     {"naive_correct", naive_compact_ok}};
   out["target_met"] = target_met;
   std::printf("\n%s\n", target_met ? "Target met." : "Target missed (see above).");
-  if (json_path != nullptr) {
+  if (!json_path.empty()) {
     std::ofstream file(json_path);
     file << out.dump(2) << "\n";
   }
   return target_met ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return cudalabs::bench::run_with_command_line(argc, argv, "bench_06_scan", run);
 }

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_command_line.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
@@ -227,20 +228,5 @@ int run(const std::string& json_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string json_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--json" && i + 1 < argc) {
-      json_path = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--json FILE]\n", argv[0]);
-      return 2;
-    }
-  }
-  try {
-    return run(json_path);
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "bench_07_histogram: %s\n", error.what());
-    return 2;
-  }
+  return cudalabs::bench::run_with_command_line(argc, argv, "bench_07_histogram", run);
 }

@@ -1,12 +1,4 @@
 #pragma once
-// student:: and solution:: side by side. The API header has no include guard on purpose: it is
-// included once per namespace, so both implementations coexist in one test binary.
-#ifdef LAB_IMPL
-#undef LAB_IMPL
-#endif
-#define LAB_IMPL student
-#include "matmul.cuh"
-#undef LAB_IMPL
-#define LAB_IMPL solution
-#include "matmul.cuh"
-#undef LAB_IMPL
+// student:: and solution:: side by side (see cudalabs/student_and_solution.hpp).
+#define CUDALABS_LAB_API "matmul.cuh"
+#include "cudalabs/student_and_solution.hpp"

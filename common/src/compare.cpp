@@ -1,24 +1,15 @@
 #include "cudalabs/compare.hpp"
 
+#include "cudalabs/compare_rule.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <iterator>
-#include <type_traits>
 
 #include <fmt/format.h>
 
 namespace cudalabs {
 namespace {
-
-// True when every byte of the value is 0xFF: the poison suites write before the code under test.
-template <class T>
-bool is_poison(T value) {
-  unsigned char bytes[sizeof(T)];
-  std::memcpy(bytes, &value, sizeof(T));
-  return std::all_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b == 0xFF; });
-}
 
 template <class T>
 CompareReport compare_values(const std::vector<T>& expected, const std::vector<T>& actual,
@@ -33,21 +24,12 @@ CompareReport compare_values(const std::vector<T>& expected, const std::vector<T
   for (std::size_t i = 0; i < report.checked; ++i) {
     const T e = expected[i];
     const T a = actual[i];
-    bool pass = false;
-    bool unwritten = false;
-    if constexpr (std::is_floating_point_v<T>) {
-      // The poison is a NaN, so it must be caught before the NaN rule could accept it.
-      unwritten = is_poison(a) && !is_poison(e);
-      pass = !unwritten && within_tolerance(e, a, tolerance);
-    } else {
-      pass = (e == a);
-      unwritten = !pass && is_poison(a);
-    }
-    if (pass) continue;
+    const rule::Verdict verdict = rule::judge(e, a, tolerance.abs, tolerance.rel);
+    if (verdict.pass) continue;
     ++report.mismatches;
-    if (unwritten && report.never_written++ == 0) report.first_never_written = i;
+    if (verdict.never_written && report.never_written++ == 0) report.first_never_written = i;
     if (report.first.size() < max_listed) {
-      report.first.push_back(Mismatch{i, static_cast<double>(e), static_cast<double>(a), unwritten});
+      report.first.push_back(Mismatch{i, static_cast<double>(e), static_cast<double>(a), verdict.never_written});
     }
   }
   return report;
@@ -81,11 +63,7 @@ std::string format_mismatch(const Mismatch& m, const CompareReport& report) {
 }  // namespace
 
 bool within_tolerance(double expected, double actual, Tolerance tolerance) {
-  if (std::isnan(expected)) return std::isnan(actual);
-  if (std::isnan(actual)) return false;
-  // abs + rel * inf would accept anything: infinities must match exactly.
-  if (std::isinf(expected) || std::isinf(actual)) return expected == actual;
-  return std::fabs(actual - expected) <= tolerance.abs + tolerance.rel * std::fabs(expected);
+  return rule::within_tolerance(expected, actual, tolerance.abs, tolerance.rel);
 }
 
 CompareReport compare_floats(const std::vector<float>& expected, const std::vector<float>& actual,

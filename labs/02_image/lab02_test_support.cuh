@@ -18,6 +18,10 @@
 
 #include "cudalabs/compare.hpp"
 #include "cudalabs/compare_gtest.hpp"
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/lab_checks.hpp"
 
@@ -80,14 +84,9 @@ inline const char* to_string(Pattern pattern) {
 inline HostImage make_image(int width, int height, int channels, std::size_t pitch, std::uint64_t seed,
                             Pattern pattern = Pattern::Noise) {
   HostImage image{width, height, channels, pitch, {}};
-  // Noise bytes straight from the generator, 8 per draw (timed images hold 200 MB).
-  image.bytes.resize(pitch * static_cast<std::size_t>(height));
-  cudalabs::SplitMix64 random(seed);
-  for (std::size_t i = 0; i < image.bytes.size(); i += 8) {
-    const std::uint64_t draw = random.next();
-    const std::size_t n = std::min<std::size_t>(8, image.bytes.size() - i);
-    std::memcpy(image.bytes.data() + i, &draw, n);  // padding keeps this noise
-  }
+  // Noise bytes straight from the generator, 8 per draw (cudalabs::fill_random_bytes makes the
+  // same bytes on the device); padding keeps this noise.
+  image.bytes = cudalabs::random_bytes(pitch * static_cast<std::size_t>(height), seed);
   if (pattern == Pattern::Noise) return image;
   const std::vector<int> levels = cudalabs::uniform_ints(4096, seed ^ 0x5EED, 0, 255);
   for (int y = 0; y < height; ++y) {
@@ -106,6 +105,40 @@ inline HostImage make_image(int width, int height, int channels, std::size_t pit
     }
   }
   return image;
+}
+
+// make_image's patterns applied on the device to noise bytes already in place.
+static __global__ void apply_pattern(unsigned char* bytes, int width, int height, int channels, std::size_t pitch,
+                              Pattern pattern, const int* levels, int level_count) {
+  const std::size_t row = static_cast<std::size_t>(width) * channels;
+  const std::size_t total = row * height;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < total; k += stride) {
+    const int y = static_cast<int>(k / row);
+    const int x = static_cast<int>(k % row) / channels;
+    const int c = static_cast<int>(k % row) % channels;
+    unsigned char& byte = bytes[static_cast<std::size_t>(y) * pitch + static_cast<std::size_t>(x) * channels + c];
+    int value = byte;
+    switch (pattern) {
+      case Pattern::Noise: break;
+      case Pattern::Gentle: value = (x * 3 + y * 2 + c * 40) % 200 + value % 16; break;
+      case Pattern::Blocks: value = levels[((x / 7) * 31 + (y / 5) * 17 + c * 7) % level_count]; break;
+      case Pattern::Checker: value = ((x + y + c) % 2) * 255; break;
+    }
+    byte = static_cast<unsigned char>(value);
+  }
+}
+
+// make_image's bytes (pitch * height), made on the device at `out`: the same values.
+inline void make_image_on_device(unsigned char* out, int width, int height, int channels, std::size_t pitch,
+                                 std::uint64_t seed, Pattern pattern = Pattern::Noise) {
+  cudalabs::fill_random_bytes(out, pitch * static_cast<std::size_t>(height), seed);
+  if (pattern == Pattern::Noise || width == 0 || height == 0) return;
+  const cudalabs::DeviceBuffer<int> levels(cudalabs::uniform_ints(4096, seed ^ 0x5EED, 0, 255));
+  apply_pattern<<<1024, 256>>>(out, width, height, channels, pitch, pattern, levels.data(),
+                               static_cast<int>(levels.size()));
+  CUDALABS_CHECK_LAUNCH();
+  CUDALABS_CHECK(cudaDeviceSynchronize());  // before `levels` is freed
 }
 
 // CPU reference for rgb_to_gray, row-packed (width * height values): the header's exact formula.
@@ -208,6 +241,21 @@ class DeviceImage {
   cudalabs::GuardedArray<unsigned char> array_;
 };
 
+// What image_matches adds to a failed report: the first wrong pixels by (x, y).
+inline ::testing::AssertionResult explain_image_report(const cudalabs::CompareReport& report, int width,
+                                                      const std::string& what) {
+  ::testing::AssertionResult result = cudalabs::matches(report, what);
+  if (report.ok() || width == 0) return result;
+  result << "\n  as pixels (x, y):";
+  for (const cudalabs::Mismatch& m : report.first) {
+    result << " (" << m.index % width << ", " << m.index / width << ")";
+  }
+  if (report.never_written > 0) {
+    result << "\n  (\"never written\": the pixel still holds this lab's poison byte 0xA5 = 165)";
+  }
+  return result;
+}
+
 // Compares a row-packed gray result with the expected one within `tolerance`, through the shared
 // comparison (cudalabs/compare.hpp); on failure also names the first wrong pixels by (x, y).
 // A pixel still holding the poison byte where the expected value differs from it by more than
@@ -222,17 +270,39 @@ inline ::testing::AssertionResult image_matches(const std::vector<unsigned char>
       std::memset(&a[i], 0xFF, sizeof(double));  // the shared report's "never written" pattern
     }
   }
-  const cudalabs::CompareReport report = cudalabs::compare_doubles(e, a, tolerance, 6);
-  ::testing::AssertionResult result = cudalabs::matches(report, what);
-  if (report.ok() || width == 0) return result;
-  result << "\n  as pixels (x, y):";
-  for (const cudalabs::Mismatch& m : report.first) {
-    result << " (" << m.index % width << ", " << m.index / width << ")";
+  return explain_image_report(cudalabs::compare_doubles(e, a, tolerance, 6), width, what);
+}
+
+// image_matches' row packing and poison rule, on the device: both images as doubles, row-packed.
+// static: each file including this header gets its own copy of the kernel.
+static __global__ void pack_for_image_compare(const unsigned char* expected, std::size_t expected_pitch,
+                                       const unsigned char* actual, std::size_t actual_pitch, int width,
+                                       std::size_t pixels, double tolerance_abs, double* e, double* a) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < pixels; i += stride) {
+    const std::size_t x = i % width, y = i / width;
+    const unsigned char want = expected[y * expected_pitch + x];
+    const unsigned char got = actual[y * actual_pitch + x];
+    e[i] = want;
+    const bool never_written = got == kPoisonByte && fabs(static_cast<double>(want) - kPoisonByte) > tolerance_abs;
+    a[i] = never_written ? __longlong_as_double(-1LL) : static_cast<double>(got);  // -1LL: all bytes 0xFF
   }
-  if (report.never_written > 0) {
-    result << "\n  (\"never written\": the pixel still holds this lab's poison byte 0xA5 = 165)";
+}
+
+// image_matches for two one-channel device images (`pitch` bytes per row): compared on the
+// device, the same report.
+inline ::testing::AssertionResult image_matches_on_device(const unsigned char* expected, std::size_t expected_pitch,
+                                                          const unsigned char* actual, std::size_t actual_pitch,
+                                                          int width, int height, cudalabs::Tolerance tolerance,
+                                                          const std::string& what) {
+  const std::size_t pixels = static_cast<std::size_t>(width) * height;
+  cudalabs::DeviceBuffer<double> e(pixels), a(pixels);
+  if (pixels != 0) {
+    pack_for_image_compare<<<1024, 256>>>(expected, expected_pitch, actual, actual_pitch, width, pixels, tolerance.abs,
+                                          e.data(), a.data());
+    CUDALABS_CHECK_LAUNCH();
   }
-  return result;
+  return explain_image_report(cudalabs::compare_doubles_on_device(e.data(), a.data(), pixels, tolerance, 6), width, what);
 }
 
 // Calls `launch` (which returns the lab function's cudaError_t), then waits for the kernels.

@@ -108,9 +108,8 @@ struct Sample {
 };
 
 // About `count` elements: the four corners, the last row and column at a few places (where
-// partial tiles live), and seeded random ones.
-inline std::vector<Sample> cpu_matmul_samples(const Shape& s, const std::vector<float>& a, const std::vector<float>& b,
-                                              std::size_t count, std::uint64_t seed) {
+// partial tiles live), and seeded random ones. Only row and col are set.
+inline std::vector<Sample> sample_positions(const Shape& s, std::size_t count, std::uint64_t seed) {
   std::vector<Sample> samples;
   if (s.empty_output()) return samples;
   const std::size_t last_row = s.m - 1, last_col = s.n - 1;
@@ -124,15 +123,23 @@ inline std::vector<Sample> cpu_matmul_samples(const Shape& s, const std::vector<
     where.emplace_back(rng.next_int(0, static_cast<std::int64_t>(last_row)),
                        rng.next_int(0, static_cast<std::int64_t>(last_col)));
   }
+  for (const auto& [row, col] : where) samples.push_back({row, col, 0.0, 0.0});
+  return samples;
+}
+
+inline std::vector<Sample> cpu_matmul_samples(const Shape& s, const std::vector<float>& a, const std::vector<float>& b,
+                                              std::size_t count, std::uint64_t seed) {
+  std::vector<Sample> samples = sample_positions(s, count, seed);
   const double scale = static_cast<double>(s.k) * kUnitRoundoff;
-  for (const auto& [row, col] : where) {
+  for (Sample& e : samples) {
     double value = 0, magnitude = 0;
     for (std::size_t p = 0; p < static_cast<std::size_t>(s.k); ++p) {
-      const double product = static_cast<double>(a[row * s.k + p]) * b[p * s.n + col];
+      const double product = static_cast<double>(a[e.row * s.k + p]) * b[p * s.n + e.col];
       value += product;
       magnitude += std::fabs(product);
     }
-    samples.push_back({row, col, value, magnitude * scale});
+    e.value = value;
+    e.error_scale = magnitude * scale;
   }
   return samples;
 }
@@ -216,6 +223,32 @@ inline ::testing::AssertionResult matches(const Shape& s, const Reference& ref, 
   return report.result(what);
 }
 
+// Elements of C still holding the poison: how many, and the first.
+struct Unwritten {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// The verdict of matches_samples from what it looks at: C at the sampled elements (`sampled[i]`
+// is C at samples[i]) and C's unwritten elements.
+inline ::testing::AssertionResult sampled_elements_match(const Shape& s, const std::vector<Sample>& samples,
+                                                         const std::vector<float>& sampled, Unwritten unwritten,
+                                                         cudalabs::Tolerance tolerance, const std::string& what) {
+  MatrixMismatches report(s, tolerance);
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const Sample& e = samples[i];
+    report.check(e.row, e.col, e.value, e.error_scale, sampled[i], is_poison(sampled[i]));
+  }
+  if (unwritten.count != 0) {
+    const std::size_t i = unwritten.first;
+    return ::testing::AssertionFailure() << what << " (" << s.to_string() << "): " << unwritten.count
+                                         << " elements of C were never written (still 0xFF poison), the first C["
+                                         << i / s.n << "][" << i % s.n
+                                         << "] (check that the grid covers all m rows and n columns)";
+  }
+  return report.result(what + " (" + std::to_string(samples.size()) + " sampled elements)");
+}
+
 // The sampled elements of C against the CPU, and every element checked for having been written.
 inline ::testing::AssertionResult matches_samples(const Shape& s, const std::vector<Sample>& samples,
                                                   const std::vector<float>& c, cudalabs::Tolerance tolerance,
@@ -223,21 +256,15 @@ inline ::testing::AssertionResult matches_samples(const Shape& s, const std::vec
   if (c.size() != s.c_size()) {
     return ::testing::AssertionFailure() << what << ": expected " << s.c_size() << " elements, got " << c.size();
   }
-  MatrixMismatches report(s, tolerance);
-  for (const Sample& e : samples) {
-    const float actual = c[e.row * s.n + e.col];
-    report.check(e.row, e.col, e.value, e.error_scale, actual, is_poison(actual));
+  std::vector<float> sampled;
+  for (const Sample& e : samples) sampled.push_back(c[e.row * s.n + e.col]);
+  Unwritten unwritten;
+  const auto first = std::find_if(c.begin(), c.end(), is_poison);
+  if (first != c.end()) {
+    unwritten.first = static_cast<std::size_t>(first - c.begin());
+    unwritten.count = static_cast<std::size_t>(std::count_if(c.begin(), c.end(), is_poison));
   }
-  const auto unwritten = std::find_if(c.begin(), c.end(), is_poison);
-  if (unwritten != c.end()) {
-    const std::size_t i = static_cast<std::size_t>(unwritten - c.begin());
-    const std::size_t count = static_cast<std::size_t>(std::count_if(c.begin(), c.end(), is_poison));
-    return ::testing::AssertionFailure() << what << " (" << s.to_string() << "): " << count
-                                         << " elements of C were never written (still 0xFF poison), the first C["
-                                         << i / s.n << "][" << i % s.n
-                                         << "] (check that the grid covers all m rows and n columns)";
-  }
-  return report.result(what + " (" + std::to_string(samples.size()) + " sampled elements)");
+  return sampled_elements_match(s, samples, sampled, unwritten, tolerance, what);
 }
 
 // Calls `launch` (which returns the lab function's cudaError_t), then waits for the kernels.

@@ -125,10 +125,12 @@ inline std::string describe_output(std::size_t rows, std::size_t cols) {
          " + i / " + std::to_string(rows) + "])";
 }
 
+// Shown when out is bit for bit the input.
+inline constexpr const char* kCopyHint =
+    "\nout holds `in` unchanged: that is a copy, not a transpose (write element (r, c) to out[c * rows + r])";
+
 inline std::string layout_hint(const std::vector<float>& in, const std::vector<float>& out) {
-  if (in.size() > 1 && std::memcmp(in.data(), out.data(), in.size() * sizeof(float)) == 0) {
-    return "\nout holds `in` unchanged: that is a copy, not a transpose (write element (r, c) to out[c * rows + r])";
-  }
+  if (in.size() > 1 && std::memcmp(in.data(), out.data(), in.size() * sizeof(float)) == 0) return kCopyHint;
   return "";
 }
 

@@ -73,6 +73,27 @@ inline cudalabs::Tolerance sum_float_tolerance(const std::vector<float>& x, cuda
 
 // --- Running a reduction on guarded device memory ---------------------------------------------
 
+// What a call leaves to check besides its input: its result and its workspace.
+template <class T>
+struct ReductionOutputs {
+  cudalabs::GuardedArray<T> result;                  // one element, poisoned before the call
+  cudalabs::GuardedArray<unsigned char> workspace;   // kWorkspaceBytes, poisoned before the call
+  ::testing::AssertionResult status;                 // returned cudaSuccess and ran cleanly
+};
+
+// Calls fn(in, n, result, workspace, stream) on a device input of n elements and waits for it.
+template <class T>
+ReductionOutputs<T> call_reduction(ReduceFn<T> fn, const std::string& name, const T* in, std::size_t n) {
+  cudalabs::GuardedArray<T> result(1, 0);
+  cudalabs::GuardedArray<unsigned char> workspace(kWorkspaceBytes, 0);
+  ::testing::AssertionResult status = cudalabs::call_and_wait(
+      name + "(n = " + std::to_string(n) + ")", n == 0,
+      [&] { return fn(n == 0 ? nullptr : in, n, result.data(), workspace.data(), nullptr); },
+      "an out-of-bounds access? check every index against n, the tail after vector loads, and the "
+      "number of partial results against the workspace size");
+  return ReductionOutputs<T>{std::move(result), std::move(workspace), std::move(status)};
+}
+
 // A call's device arrays, kept so the caller can check them after the run.
 template <class T>
 struct ReductionRun {
@@ -88,14 +109,9 @@ template <class T>
 ReductionRun<T> run_reduction(ReduceFn<T> fn, const std::string& name, const std::vector<T>& x,
                               std::size_t offset = 0) {
   cudalabs::GuardedArray<T> in(x, offset);
-  cudalabs::GuardedArray<T> result(1, 0);
-  cudalabs::GuardedArray<unsigned char> workspace(kWorkspaceBytes, 0);
-  ::testing::AssertionResult status = cudalabs::call_and_wait(
-      name + "(n = " + std::to_string(x.size()) + ")", x.empty(),
-      [&] { return fn(x.empty() ? nullptr : in.data(), x.size(), result.data(), workspace.data(), nullptr); },
-      "an out-of-bounds access? check every index against n, the tail after vector loads, and the "
-      "number of partial results against the workspace size");
-  return ReductionRun<T>{std::move(in), std::move(result), std::move(workspace), std::move(status)};
+  ReductionOutputs<T> outputs = call_reduction(fn, name, in.data(), x.size());
+  return ReductionRun<T>{std::move(in), std::move(outputs.result), std::move(outputs.workspace),
+                         std::move(outputs.status)};
 }
 
 // No writes past the result's single element or outside the workspace; input intact.
@@ -108,13 +124,16 @@ template <class T>
   return cudalabs::bit_identical(x, run.in.values(), function, "in");
 }
 
-// The answer against the expected value, with the report's "never written" diagnosis.
-inline ::testing::AssertionResult int_result_is(int expected, const ReductionRun<int>& run, const char* what) {
+// The answer against the expected value, with the report's "never written" diagnosis. `run` is
+// a ReductionRun or ReductionOutputs.
+template <class Run>
+::testing::AssertionResult int_result_is(int expected, const Run& run, const char* what) {
   return cudalabs::matches(cudalabs::compare_ints({expected}, run.result.values()), what);
 }
 
-inline ::testing::AssertionResult float_result_is(double expected, const ReductionRun<float>& run,
-                                                  cudalabs::Tolerance tolerance, const char* what) {
+template <class Run>
+::testing::AssertionResult float_result_is(double expected, const Run& run, cudalabs::Tolerance tolerance,
+                                           const char* what) {
   return cudalabs::matches(
       cudalabs::compare_floats({static_cast<float>(expected)}, run.result.values(), tolerance), what);
 }

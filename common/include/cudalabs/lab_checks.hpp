@@ -22,6 +22,7 @@
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
 
 namespace cudalabs {
 
@@ -142,6 +143,25 @@ class GuardedArray {
   unsigned char poison_;
 };
 
+namespace detail {
+
+// "f modified its input a: 3 elements changed, the first at index 7 (was 1.5, now 2); inputs are
+// read-only": one wording for the host and the device check.
+template <class T>
+::testing::AssertionResult input_modified(const std::string& function, const char* array, std::size_t changed,
+                                          std::size_t first, const T& was, const T& now) {
+  ::testing::AssertionResult failure = ::testing::AssertionFailure();
+  failure << function << " modified its input " << array << ": " << changed << " elements changed, the first at index "
+          << first;
+  if constexpr (std::is_arithmetic_v<T>) {
+    // Promote so 8-bit values print as numbers, not characters.
+    failure << " (was " << +was << ", now " << +now << ")";
+  }
+  return failure << "; inputs are read-only";
+}
+
+}  // namespace detail
+
 // Bit-for-bit equality, for inputs that must come back unmodified.
 template <class T>
 ::testing::AssertionResult bit_identical(const std::vector<T>& before, const std::vector<T>& after,
@@ -159,14 +179,21 @@ template <class T>
   for (std::size_t i = 0; i < before.size(); ++i) {
     if (std::memcmp(&before[i], &after[i], sizeof(T)) != 0 && changed++ == 0) first = i;
   }
-  ::testing::AssertionResult failure = ::testing::AssertionFailure();
-  failure << function << " modified its input " << array << ": " << changed << " elements changed, the first at index "
-          << first;
-  if constexpr (std::is_arithmetic_v<T>) {
-    // Promote so 8-bit values print as numbers, not characters.
-    failure << " (was " << +before[first] << ", now " << +after[first] << ")";
-  }
-  return failure << "; inputs are read-only";
+  return detail::input_modified(function, array, changed, first, before[first], after[first]);
+}
+
+// bit_identical for two device arrays of n elements: the scan runs on the GPU (only the count,
+// the first index and its two values come back), the message is bit_identical's.
+template <class T>
+::testing::AssertionResult bit_identical_on_device(const T* before, const T* after, std::size_t n,
+                                                   const std::string& function, const char* array) {
+  static_assert(std::is_trivially_copyable_v<T>, "compared as raw bytes");
+  const BitDifference difference = bit_difference_on_device(before, after, n, sizeof(T));
+  if (difference.changed == 0) return ::testing::AssertionSuccess();
+  T was, now;
+  CUDALABS_CHECK(cudaMemcpy(&was, before + difference.first, sizeof(T), cudaMemcpyDeviceToHost));
+  CUDALABS_CHECK(cudaMemcpy(&now, after + difference.first, sizeof(T), cudaMemcpyDeviceToHost));
+  return detail::input_modified(function, array, difference.changed, difference.first, was, now);
 }
 
 }  // namespace cudalabs

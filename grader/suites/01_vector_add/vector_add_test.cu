@@ -1,7 +1,9 @@
 // Lab 01 hidden suite: edge sizes, a large prime, the full 2^26, several seeds, misaligned
-// pointers, inputs left intact, special alphas. Every case also runs the reference solution and
-// checks it against the CPU first, so a broken reference shows up as a grader bug rather than as
-// lost points.
+// pointers, inputs left intact, special alphas. Small and medium cases also run the reference
+// solution and check it against the CPU first, so a broken reference shows up as a grader bug
+// rather than as lost points. Large cases (kMadeOnTheGpu elements and up) are made and checked on
+// the GPU: inputs from the device generators, sealed by host-held checksums while the student's
+// code runs, and the expected output made by the reference solution only after it has finished.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,11 @@
 
 #include "cudalabs/compare.hpp"
 #include "cudalabs/compare_gtest.hpp"
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -25,6 +32,8 @@ constexpr const char* kGraderBug = "reference solution disagrees with the CPU: t
 
 constexpr std::size_t kLargePrime = 1000003;
 constexpr std::size_t k2To26 = std::size_t{1} << 26;
+// From this size on, a case is made and checked on the GPU (the CPU would take seconds).
+constexpr std::size_t kMadeOnTheGpu = std::size_t{1} << 22;
 
 // Where each array starts inside its allocation, in floats. cudaMalloc pointers are 256-byte
 // aligned, so an offset that is not a multiple of 4 makes that pointer not 16-byte aligned;
@@ -77,7 +86,36 @@ AddRun run_add(lab01::VectorAddFn impl, const char* name, const std::vector<floa
   return AddRun{std::move(da), std::move(db), std::move(dc), std::move(status)};
 }
 
+// A large case: made and checked on the GPU (see the top of the file).
+void check_vector_add_on_gpu(const AddCase& c) {
+  SCOPED_TRACE(describe(c));
+  const cudalabs::Tolerance tolerance = cudalabs::lab_tolerance("vector_add");
+  const std::size_t n = c.n;
+  const cudalabs::GeneratedInput<float> a(n, c.offsets.first, [&](float* out) { cudalabs::fill_uniform_floats(out, n, c.seed); });
+  const cudalabs::GeneratedInput<float> b(n, c.offsets.second,
+                                          [&](float* out) { cudalabs::fill_uniform_floats(out, n, c.seed + 1000); });
+  lab01::GuardedArray dc(n, c.offsets.third);
+  ASSERT_TRUE(lab01::call_and_wait("vector_add", n, [&] {
+    return student::vector_add(a.data(), b.data(), dc.data(), n, nullptr);
+  }));
+  EXPECT_TRUE(dc.guards_intact("vector_add", "c"));
+  if (c.check_inputs) {
+    EXPECT_TRUE(a.unmodified("vector_add", "a"));
+    EXPECT_TRUE(b.unmodified("vector_add", "b"));
+    EXPECT_TRUE(a.guards_intact("vector_add", "a"));
+    EXPECT_TRUE(b.guards_intact("vector_add", "b"));
+  }
+  // The expected output exists only from here on, made from inputs whose checksums still hold.
+  cudalabs::DeviceBuffer<float> expected(n);
+  ASSERT_TRUE(lab01::call_and_wait("solution::vector_add", n, [&] {
+    return solution::vector_add(a.trusted(), b.trusted(), expected.data(), n, nullptr);
+  })) << kGraderBug;
+  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats_on_device(expected.data(), dc.data(), n, tolerance),
+                                "c = a + b"));
+}
+
 void check_vector_add(const AddCase& c) {
+  if (c.n >= kMadeOnTheGpu) return check_vector_add_on_gpu(c);
   SCOPED_TRACE(describe(c));
   const std::vector<float> a = cudalabs::uniform_floats(c.n, c.seed);
   const std::vector<float> b = cudalabs::uniform_floats(c.n, c.seed + 1000);
@@ -116,8 +154,35 @@ SaxpyRun run_saxpy(lab01::SaxpyFn impl, const char* name, float alpha, const std
   return SaxpyRun{std::move(dx), std::move(dy), std::move(status)};
 }
 
+// A large case with the default data: made and checked on the GPU (see the top of the file).
+// y is updated in place, so the reference gets a y made again after the student's call.
+void check_saxpy_on_gpu(const SaxpyCase& c) {
+  SCOPED_TRACE(describe(c));
+  const cudalabs::Tolerance tolerance = cudalabs::lab_tolerance("saxpy");
+  const std::size_t n = c.n;
+  const auto make_y = [&](float* out) { cudalabs::fill_uniform_floats(out, n, c.seed + 1000); };
+  const cudalabs::GeneratedInput<float> x(n, c.offsets.first, [&](float* out) { cudalabs::fill_uniform_floats(out, n, c.seed); });
+  lab01::GuardedArray dy(n, c.offsets.second);
+  make_y(dy.data());
+  CUDALABS_CHECK(cudaDeviceSynchronize());  // made before the student's code runs, on any stream
+  ASSERT_TRUE(lab01::call_and_wait("saxpy", n, [&] { return student::saxpy(c.alpha, x.data(), dy.data(), n, nullptr); }));
+  EXPECT_TRUE(dy.guards_intact("saxpy", "y"));
+  if (c.check_inputs) {
+    EXPECT_TRUE(x.unmodified("saxpy", "x"));
+    EXPECT_TRUE(x.guards_intact("saxpy", "x"));
+  }
+  cudalabs::DeviceBuffer<float> expected(n);
+  make_y(expected.data());
+  ASSERT_TRUE(lab01::call_and_wait("solution::saxpy", n, [&] {
+    return solution::saxpy(c.alpha, x.trusted(), expected.data(), n, nullptr);
+  })) << kGraderBug;
+  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_floats_on_device(expected.data(), dy.data(), n, tolerance),
+                                "y = alpha * x + y"));
+}
+
 // x and y default to uniform [-1, 1) data from the case's seed.
 void check_saxpy(const SaxpyCase& c, std::vector<float> x = {}, std::vector<float> y = {}) {
+  if (c.n >= kMadeOnTheGpu && x.empty() && y.empty()) return check_saxpy_on_gpu(c);
   SCOPED_TRACE(describe(c));
   if (x.empty()) x = cudalabs::uniform_floats(c.n, c.seed);
   if (y.empty()) y = cudalabs::uniform_floats(c.n, c.seed + 1000);

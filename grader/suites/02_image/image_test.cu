@@ -3,7 +3,10 @@
 // rows, several pictures and seeds, large images. Every case checks the input comes back
 // unchanged and nothing outside the output's pixels was written. Every case also runs the
 // reference solution and checks it against the CPU first, so a broken reference shows up as a
-// grader bug rather than as lost points.
+// grader bug rather than as lost points. Images of kMadeOnTheGpu pixels and more are made and
+// checked on the GPU instead: the input made on the device, sealed by a host-held checksum while
+// the student's code runs, and the expected output made by the reference solution only after it
+// has finished.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
 #include "implementations.cuh"
@@ -21,6 +25,9 @@ namespace {
 constexpr const char* kGraderBug = "reference solution disagrees with the CPU: this is a grader bug";
 
 using lab02::Pattern;
+
+// From this many pixels on, a case is made and checked on the GPU (the CPU would take seconds).
+constexpr std::size_t kMadeOnTheGpu = std::size_t{1} << 22;
 
 // How rows lie in memory.
 enum class Layout {
@@ -70,7 +77,41 @@ const Operation kGray{"rgb_to_gray", &student::rgb_to_gray, &solution::rgb_to_gr
 const Operation kSobel{"sobel", &student::sobel, &solution::sobel, 1, &lab02::cpu_sobel,
                        "edges = min(255, round(sqrt(gx^2 + gy^2))), clamp to edge"};
 
+// A large case (see the top of the file): lab02::expect_correct_output's checks, in its order,
+// with its messages.
+void check_on_gpu(const Operation& op, const ImageCase& c) {
+  SCOPED_TRACE(std::string(op.name) + " case: " + std::to_string(c.width) + " x " + std::to_string(c.height) +
+               ", seed " + std::to_string(c.seed) + ", " + lab02::to_string(c.pattern) + ", " + to_string(c.layout));
+  const int channels = op.input_channels;
+  const std::size_t input_pitch = pitch_for(c.layout, c.width, channels);
+  const std::size_t output_pitch = pitch_for(c.layout, c.width, 1);
+  const std::size_t in_offset = c.layout == Layout::Misaligned ? 1 : 0;
+  const std::size_t out_offset = c.layout == Layout::Misaligned ? 2 : 0;
+  const cudalabs::GeneratedInput<unsigned char> in(
+      input_pitch * static_cast<std::size_t>(c.height), in_offset,
+      [&](unsigned char* out) { lab02::make_image_on_device(out, c.width, c.height, channels, input_pitch, c.seed, c.pattern); },
+      lab02::kPoisonByte);
+  lab02::DeviceImage out(c.width, c.height, 1, output_pitch, out_offset);
+  ASSERT_TRUE(lab02::call_and_wait(op.name, c.width, c.height, [&] {
+    return op.student(in.data(), input_pitch, out.data(), output_pitch, c.width, c.height, nullptr);
+  }));
+  // The expected output exists only from here on, made from an input whose checksum holds.
+  const std::string reference = std::string("solution::") + op.name;
+  lab02::DeviceImage expected(c.width, c.height, 1, output_pitch, 0);
+  ASSERT_TRUE(lab02::call_and_wait(reference.c_str(), c.width, c.height, [&] {
+    return op.solution(in.trusted(), input_pitch, expected.data(), output_pitch, c.width, c.height, nullptr);
+  })) << kGraderBug;
+  ASSERT_TRUE(expected.padding_untouched(reference, "the output image")) << kGraderBug;
+  EXPECT_TRUE(out.guards_intact(op.name, "the output image"));
+  EXPECT_TRUE(out.padding_untouched(op.name, "the output image"));
+  EXPECT_TRUE(in.guards_intact(op.name, "the input image"));
+  EXPECT_TRUE(in.unmodified(op.name, "image (input)"));
+  EXPECT_TRUE(lab02::image_matches_on_device(expected.data(), output_pitch, out.data(), output_pitch, c.width, c.height,
+                                             cudalabs::lab_tolerance(op.name), op.formula));
+}
+
 void check(const Operation& op, const ImageCase& c) {
+  if (static_cast<std::size_t>(c.width) * c.height >= kMadeOnTheGpu) return check_on_gpu(op, c);
   SCOPED_TRACE(std::string(op.name) + " case: " + std::to_string(c.width) + " x " + std::to_string(c.height) +
                ", seed " + std::to_string(c.seed) + ", " + lab02::to_string(c.pattern) + ", " + to_string(c.layout));
   const lab02::HostImage input =

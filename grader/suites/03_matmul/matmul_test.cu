@@ -3,7 +3,9 @@
 // seeds, misaligned pointers, awkward values (identity, cancellation, mixed magnitudes, exact
 // integers), inputs left intact, and 4096^3 checked on sampled elements. Every case runs the
 // reference solution first and checks it against the CPU, so a broken reference shows up as a
-// grader bug rather than as lost points.
+// grader bug rather than as lost points. The 4096^3 case is made and checked on the GPU: inputs
+// from the device generators, sealed by host-held checksums while the student's code runs, the
+// sampled elements computed in double on the device from the verified inputs afterwards.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -202,24 +209,79 @@ void inputs_unmodified(const Api& api) {
   ASSERT_NO_FATAL_FAILURE(check_random(api, {{256, 256, 256}, 473, {}, true}));
 }
 
-// The timed size, 4096^3: too slow for a full CPU reference, so ~4000 elements (corners, last row
-// and column, random) are checked in double, and every element for having been written.
+// lab03::cpu_matmul_samples on the device, one thread per sample, the same sums in the same order
+// (each product of two floats is exact in double, so fusing it into the add changes nothing).
+__global__ void sample_kernel(const float* a, const float* b, int n, int k, lab03::Sample* samples, std::size_t count,
+                              double scale) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  lab03::Sample& e = samples[i];
+  double value = 0, magnitude = 0;
+  for (std::size_t p = 0; p < static_cast<std::size_t>(k); ++p) {
+    const double product = static_cast<double>(a[e.row * k + p]) * b[p * n + e.col];
+    value += product;
+    magnitude += fabs(product);
+  }
+  e.value = value;
+  e.error_scale = magnitude * scale;
+}
+
+__global__ void gather_kernel(const float* c, int n, const lab03::Sample* samples, std::size_t count, float* out) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < count) out[i] = c[samples[i].row * n + samples[i].col];
+}
+
+unsigned int blocks_for(std::size_t count) { return static_cast<unsigned int>((count + 255) / 256); }
+
+std::vector<lab03::Sample> gpu_matmul_samples(const lab03::Shape& s, const float* a, const float* b,
+                                              std::vector<lab03::Sample> positions) {
+  cudalabs::DeviceBuffer<lab03::Sample> samples(positions);
+  sample_kernel<<<blocks_for(positions.size()), 256>>>(a, b, s.n, s.k, samples.data(), positions.size(),
+                                                       static_cast<double>(s.k) * lab03::kUnitRoundoff);
+  CUDALABS_CHECK_LAUNCH();
+  return samples.copy_to_host();
+}
+
+// lab03::matches_samples for a device C: the sampled elements gathered and the poison counted on
+// the device; the same verdict and message.
+::testing::AssertionResult matches_samples_on_device(const lab03::Shape& s, const std::vector<lab03::Sample>& samples,
+                                                     const float* c, cudalabs::Tolerance tolerance, const std::string& what) {
+  const cudalabs::DeviceBuffer<lab03::Sample> where(samples);
+  cudalabs::DeviceBuffer<float> sampled(samples.size());
+  gather_kernel<<<blocks_for(samples.size()), 256>>>(c, s.n, where.data(), samples.size(), sampled.data());
+  CUDALABS_CHECK_LAUNCH();
+  // Against all-zero ints, compare_ints counts as "never written" exactly the elements whose bytes
+  // are all 0xFF (the poison), and finds the first.
+  cudalabs::DeviceBuffer<int> zeros(s.c_size());
+  zeros.fill_bytes(0);
+  const cudalabs::CompareReport poison =
+      cudalabs::compare_ints_on_device(zeros.data(), reinterpret_cast<const int*>(c), s.c_size(), 0);
+  const lab03::Unwritten unwritten{poison.never_written, poison.first_never_written};
+  return lab03::sampled_elements_match(s, samples, sampled.copy_to_host(), unwritten, tolerance, what);
+}
+
+// The timed size, 4096^3: too slow for a full reference, so ~4000 elements (corners, last row and
+// column, random) are checked in double, and every element for having been written.
 void largest(const Api& api) {
   const lab03::Shape s{4096, 4096, 4096};
   const std::uint64_t seed = 481;
   SCOPED_TRACE(std::string(api.name) + ": " + s.to_string() + ", seed " + std::to_string(seed));
-  const lab03::Matrices in = lab03::random_matrices(s, seed);
-  const std::vector<lab03::Sample> samples = lab03::cpu_matmul_samples(s, in.a, in.b, 4000, seed);
   const cudalabs::Tolerance tolerance = cudalabs::lab_tolerance("matmul");
-  {
-    lab03::Run ref = lab03::run(api.solution, "solution", s, in);
-    ASSERT_TRUE(ref.status) << kGraderBug;
-    ASSERT_TRUE(lab03::matches_samples(s, samples, ref.c.values(), tolerance, "reference C")) << kGraderBug;
-  }
-  lab03::Run run = lab03::run(api.student, api.name, s, in);
-  ASSERT_TRUE(run.status);
-  EXPECT_TRUE(run.c.guards_intact(api.name, "c"));
-  EXPECT_TRUE(lab03::matches_samples(s, samples, run.c.values(), tolerance, "C = A * B"));
+  const cudalabs::GeneratedInput<float> a(s.a_size(), 0, [&](float* out) { cudalabs::fill_uniform_floats(out, s.a_size(), seed); });
+  const cudalabs::GeneratedInput<float> b(s.b_size(), 0,
+                                          [&](float* out) { cudalabs::fill_uniform_floats(out, s.b_size(), seed + 1); });
+  lab03::GuardedArray c(s.c_size(), 0);
+  ASSERT_TRUE(lab03::call_and_wait(api.name, s, [&] { return api.student(a.data(), b.data(), c.data(), s.m, s.n, s.k, nullptr); }));
+  // The samples exist only from here on, computed from inputs whose checksums hold.
+  const std::vector<lab03::Sample> samples =
+      gpu_matmul_samples(s, a.trusted(), b.trusted(), lab03::sample_positions(s, 4000, seed));
+  lab03::GuardedArray reference(s.c_size(), 0);
+  ASSERT_TRUE(lab03::call_and_wait("solution", s, [&] {
+    return api.solution(a.trusted(), b.trusted(), reference.data(), s.m, s.n, s.k, nullptr);
+  })) << kGraderBug;
+  ASSERT_TRUE(matches_samples_on_device(s, samples, reference.data(), tolerance, "reference C")) << kGraderBug;
+  EXPECT_TRUE(c.guards_intact(api.name, "c"));
+  EXPECT_TRUE(matches_samples_on_device(s, samples, c.data(), tolerance, "C = A * B"));
 }
 
 class Matmul : public cudalabs::GpuTest {};

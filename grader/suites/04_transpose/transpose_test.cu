@@ -4,7 +4,9 @@
 // 16-byte aligned, and values a copy must carry bit for bit. Every case checks that `in` comes
 // back unchanged and that nothing outside `out` was written. Every case first runs the reference
 // solution and checks it against the CPU, so a broken reference shows up as a grader bug rather
-// than as lost points.
+// than as lost points. Cases of kMadeOnTheGpu elements and more are made and checked on the GPU
+// instead: `in` from the device generators, sealed by a host-held checksum while the student's
+// code runs, and the expected output made by the reference solution only after it has finished.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -12,6 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/compare_gtest.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -25,6 +32,8 @@ constexpr const char* kGraderBug = "reference solution disagrees with the CPU: t
 
 // 2^17 - 1, a prime: the longest row or column the contract allows, less one.
 constexpr std::size_t kLongest = 131071;
+// From this many elements on, a case is made and checked on the GPU (the CPU would take seconds).
+constexpr std::size_t kMadeOnTheGpu = std::size_t{1} << 22;
 
 struct Case {
   std::size_t rows;
@@ -41,7 +50,37 @@ std::string describe(const Implementation& impl, const Case& c) {
          " floats into their allocations" + (c.special_values ? ", NaN/-0.0/inf/denormal values" : "");
 }
 
+// lab04::layout_hint, with the copy test done on the device.
+std::string layout_hint_on_device(const float* in, const float* out, std::size_t n) {
+  if (n > 1 && cudalabs::bit_difference_on_device(in, out, n, sizeof(float)).changed == 0) return lab04::kCopyHint;
+  return "";
+}
+
+// A large case of uniform values (see the top of the file): lab04::expect_transposed's checks, in
+// its order, with its messages.
+void check_on_gpu(const Implementation& impl, const Case& c) {
+  SCOPED_TRACE(describe(impl, c));
+  const std::size_t n = c.rows * c.cols;
+  const cudalabs::GeneratedInput<float> in(n, c.in_offset, [&](float* out) { cudalabs::fill_uniform_floats(out, n, c.seed); });
+  lab04::GuardedArray out(n, c.out_offset);
+  ASSERT_TRUE(lab04::call_and_wait(impl.name, c.rows, c.cols,
+                                   [&] { return impl.student(in.data(), out.data(), c.rows, c.cols, nullptr); }));
+  // The expected output exists only from here on, made from an input whose checksum holds.
+  cudalabs::DeviceBuffer<float> expected(n);
+  ASSERT_TRUE(lab04::call_and_wait("solution", c.rows, c.cols,
+                                   [&] { return impl.solution(in.trusted(), expected.data(), c.rows, c.cols, nullptr); }))
+      << kGraderBug;
+  EXPECT_TRUE(out.guards_intact(impl.name, "out"));
+  EXPECT_TRUE(cudalabs::matches(
+      cudalabs::compare_floats_on_device(expected.data(), out.data(), n, cudalabs::lab_tolerance("transpose")),
+      lab04::describe_output(c.rows, c.cols)))
+      << layout_hint_on_device(in.trusted(), out.data(), n);
+  EXPECT_TRUE(in.unmodified(impl.name, "in"));
+  EXPECT_TRUE(in.guards_intact(impl.name, "in"));
+}
+
 void check(const Implementation& impl, const Case& c) {
+  if (c.rows * c.cols >= kMadeOnTheGpu && !c.special_values) return check_on_gpu(impl, c);
   SCOPED_TRACE(describe(impl, c));
   const std::size_t n = c.rows * c.cols;
   const std::vector<float> in = c.special_values ? lab04::special_floats(n, c.seed) : cudalabs::uniform_floats(n, c.seed);

@@ -3,15 +3,24 @@
 // maximum at either end. Every case first runs the reference solution and checks it against the
 // CPU, so a broken reference shows up as a grader bug rather than as lost points; then the
 // student's answer, the input (bit for bit), and the guard zones of input, result and workspace.
+// The 2^26-element cases are made and checked on the GPU instead: inputs from the device
+// generators, sealed by host-held checksums while the student's code runs; after it, an oracle
+// on the GPU (sums in double, the maximum) computes the expected value from the verified input,
+// and the reference solution is checked against that oracle.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -84,6 +93,145 @@ void check_max_float(const std::vector<float>& x, const std::string& what, std::
   EXPECT_TRUE(lab05::float_result_is(expected, run, tolerance, "maximum (NaN ignored, -inf when none)"));
 }
 
+// --- large cases: made and checked on the GPU -----------------------------------------------
+
+template <class T>
+using Recipe = typename cudalabs::GeneratedInput<T>::Recipe;
+
+template <class T>
+__global__ void fill_with(T* out, std::size_t n, T value) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) out[i] = value;
+}
+
+template <class T>
+Recipe<T> all_equal(std::size_t n, T value) {
+  return [n, value](T* out) {
+    fill_with<<<1024, 256>>>(out, n, value);
+    CUDALABS_CHECK_LAUNCH();
+  };
+}
+
+// Floats as unsigned keys in the same order (NaN excluded), so atomicMax finds the largest.
+__device__ unsigned int order_key(float v) {
+  const unsigned int bits = __float_as_uint(v);
+  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
+float from_order_key(unsigned int key) {
+  const unsigned int bits = (key & 0x80000000u) ? (key & 0x7FFFFFFFu) : ~key;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+// The key of -infinity: what the maximum of nothing (or of only NaN) is.
+constexpr unsigned int order_key_of_minus_infinity() { return ~0xFF800000u; }
+
+// What the CPU references compute, on the device: the int sum modulo 2^32, the float sum and
+// sum |x_i| in double (their rounding, in any order, is ~2^-27 of sum |x_i|: far inside the
+// tolerance), the maximum ignoring NaN.
+struct OracleSums {
+  unsigned int int_sum;
+  unsigned int max_key;
+  double sum;
+  double sum_abs;
+};
+
+template <class T>
+__global__ void oracle_kernel(const T* x, std::size_t n, OracleSums* out) {
+  unsigned int int_sum = 0, max_key = 0;
+  double sum = 0, sum_abs = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+    if constexpr (std::is_same_v<T, int>) {
+      int_sum += static_cast<unsigned int>(x[i]);
+    } else {
+      const float v = x[i];
+      sum += v;
+      sum_abs += fabs(static_cast<double>(v));
+      if (!isnan(v)) max_key = max(max_key, order_key(v));
+    }
+  }
+  for (int step = 16; step > 0; step /= 2) {
+    int_sum += __shfl_down_sync(0xFFFFFFFFu, int_sum, step);
+    max_key = max(max_key, __shfl_down_sync(0xFFFFFFFFu, max_key, step));
+    sum += __shfl_down_sync(0xFFFFFFFFu, sum, step);
+    sum_abs += __shfl_down_sync(0xFFFFFFFFu, sum_abs, step);
+  }
+  if (threadIdx.x % 32 != 0) return;
+  atomicAdd(&out->int_sum, int_sum);
+  atomicMax(&out->max_key, max_key);
+  atomicAdd(&out->sum, sum);
+  atomicAdd(&out->sum_abs, sum_abs);
+}
+
+template <class T>
+OracleSums oracle(const T* x, std::size_t n) {
+  cudalabs::DeviceBuffer<OracleSums> out(1);
+  const OracleSums start{0, order_key_of_minus_infinity(), 0, 0};
+  CUDALABS_CHECK(cudaMemcpy(out.data(), &start, sizeof start, cudaMemcpyHostToDevice));
+  oracle_kernel<<<1024, 256>>>(x, n, out.data());
+  CUDALABS_CHECK_LAUNCH();
+  OracleSums result{};
+  CUDALABS_CHECK(cudaMemcpy(&result, out.data(), sizeof result, cudaMemcpyDeviceToHost));
+  return result;
+}
+
+// memory_respected for a sealed input: the same checks in the same order, the input's on the GPU.
+template <class T>
+::testing::AssertionResult memory_respected_on_gpu(const lab05::ReductionOutputs<T>& run,
+                                                   const cudalabs::GeneratedInput<T>& in, const std::string& function) {
+  if (auto ok = run.result.guards_intact(function, "result"); !ok) return ok;
+  if (auto ok = run.workspace.guards_intact(function, "workspace"); !ok) return ok;
+  if (auto ok = in.guards_intact(function, "in"); !ok) return ok;
+  return in.unmodified(function, "in");
+}
+
+// The three checks below: the student's call on a sealed input, then the oracle and the
+// reference solution on the verified input, then the student's answer.
+void check_sum_int_on_gpu(std::size_t n, const Recipe<int>& recipe, const std::string& what) {
+  SCOPED_TRACE(describe("sum_int", n, what, 0));
+  const cudalabs::GeneratedInput<int> in(n, 0, recipe);
+  const auto run = lab05::call_reduction<int>(&student::sum_int, "sum_int", in.data(), n);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(memory_respected_on_gpu(run, in, "sum_int"));
+  const int expected = static_cast<int>(oracle(in.trusted(), n).int_sum);
+  const auto ref = lab05::call_reduction<int>(&solution::sum_int, "solution::sum_int", in.trusted(), n);
+  ASSERT_TRUE(ref.status) << kGraderBug;
+  ASSERT_TRUE(lab05::int_result_is(expected, ref, "reference sum")) << kGraderBug;
+  EXPECT_TRUE(lab05::int_result_is(expected, run, "sum of the ints (modulo 2^32)"));
+}
+
+void check_sum_float_on_gpu(std::size_t n, const Recipe<float>& recipe, const std::string& what) {
+  SCOPED_TRACE(describe("sum_float", n, what, 0));
+  const cudalabs::GeneratedInput<float> in(n, 0, recipe);
+  const auto run = lab05::call_reduction<float>(&student::sum_float, "sum_float", in.data(), n);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(memory_respected_on_gpu(run, in, "sum_float"));
+  const OracleSums sums = oracle(in.trusted(), n);
+  const cudalabs::Tolerance yaml = cudalabs::lab_tolerance("sum_float");
+  const cudalabs::Tolerance tolerance{yaml.abs + yaml.rel * sums.sum_abs, 0.0};  // lab05::sum_float_tolerance
+  const auto ref = lab05::call_reduction<float>(&solution::sum_float, "solution::sum_float", in.trusted(), n);
+  ASSERT_TRUE(ref.status) << kGraderBug;
+  ASSERT_TRUE(lab05::float_result_is(sums.sum, ref, tolerance, "reference sum")) << kGraderBug;
+  EXPECT_TRUE(lab05::float_result_is(sums.sum, run, tolerance, "sum of the floats (tolerance scales with sum |x_i|)"));
+}
+
+void check_max_float_on_gpu(std::size_t n, const Recipe<float>& recipe, const std::string& what) {
+  SCOPED_TRACE(describe("max_float", n, what, 0));
+  const cudalabs::GeneratedInput<float> in(n, 0, recipe);
+  const auto run = lab05::call_reduction<float>(&student::max_float, "max_float", in.data(), n);
+  ASSERT_TRUE(run.status);
+  EXPECT_TRUE(memory_respected_on_gpu(run, in, "max_float"));
+  const float expected = from_order_key(oracle(in.trusted(), n).max_key);
+  const cudalabs::Tolerance tolerance = cudalabs::lab_tolerance("max_float");
+  const auto ref = lab05::call_reduction<float>(&solution::max_float, "solution::max_float", in.trusted(), n);
+  ASSERT_TRUE(ref.status) << kGraderBug;
+  ASSERT_TRUE(lab05::float_result_is(expected, ref, tolerance, "reference maximum")) << kGraderBug;
+  EXPECT_TRUE(lab05::float_result_is(expected, run, tolerance, "maximum (NaN ignored, -inf when none)"));
+}
+
 class SumInt : public cudalabs::GpuTest {};
 class SumFloat : public cudalabs::GpuTest {};
 class MaxFloat : public cudalabs::GpuTest {};
@@ -104,7 +252,10 @@ TEST_F(SumInt, NotMultiplesOfBlockSizes) {
   }
 }
 
-TEST_F(SumInt, Full2To26) { check_sum_int(cudalabs::uniform_ints(k2To26, 1201, -1000, 1000), "values in [-1000, 1000]"); }
+TEST_F(SumInt, Full2To26) {
+  check_sum_int_on_gpu(k2To26, [](int* out) { cudalabs::fill_uniform_ints(out, k2To26, 1201, -1000, 1000); },
+                       "values in [-1000, 1000]");
+}
 
 TEST_F(SumInt, SeveralSeeds) {
   for (std::uint64_t seed : {1301, 1302, 1303, 1304}) {
@@ -131,7 +282,7 @@ TEST_F(SumInt, MisalignedInput) {
 }
 
 TEST_F(SumInt, AllEqual) {
-  ASSERT_NO_FATAL_FAILURE(check_sum_int(std::vector<int>(k2To26, -1), "2^26 times -1"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_int_on_gpu(k2To26, all_equal(k2To26, -1), "2^26 times -1"));
   ASSERT_NO_FATAL_FAILURE(check_sum_int(std::vector<int>(kLargePrime, 7), "all 7"));
 }
 
@@ -163,16 +314,19 @@ TEST_F(SumFloat, NotMultiplesOfBlockSizes) {
   }
 }
 
-TEST_F(SumFloat, Full2To26) { check_sum_float(cudalabs::uniform_floats(k2To26, 2301), "uniform in [-1, 1)"); }
+TEST_F(SumFloat, Full2To26) {
+  check_sum_float_on_gpu(k2To26, [](float* out) { cudalabs::fill_uniform_floats(out, k2To26, 2301); }, "uniform in [-1, 1)");
+}
 
 TEST_F(SumFloat, Full2To26Positive) {
   // All positive, no cancellation: a running sum that adds one element at a time stalls once the
   // total is so large that adding a value below 1 no longer changes it (here at about 2^24-2^25).
-  check_sum_float(cudalabs::uniform_floats(k2To26, 2401, 0.0f, 1.0f), "uniform in [0, 1)");
+  check_sum_float_on_gpu(k2To26, [](float* out) { cudalabs::fill_uniform_floats(out, k2To26, 2401, 0.0f, 1.0f); },
+                         "uniform in [0, 1)");
 }
 
 TEST_F(SumFloat, AllEqual) {
-  ASSERT_NO_FATAL_FAILURE(check_sum_float(std::vector<float>(k2To26, 1.0f), "2^26 times 1.0"));
+  ASSERT_NO_FATAL_FAILURE(check_sum_float_on_gpu(k2To26, all_equal(k2To26, 1.0f), "2^26 times 1.0"));
   ASSERT_NO_FATAL_FAILURE(check_sum_float(std::vector<float>(kLargePrime, 0.1f), "all 0.1"));
 }
 
@@ -239,9 +393,11 @@ TEST_F(MaxFloat, NotMultiplesOfBlockSizes) {
 }
 
 TEST_F(MaxFloat, Full2To26) {
-  std::vector<float> x = cudalabs::uniform_floats(k2To26, 3401, -1.0f, 1.0f);
-  x[k2To26 - 3] = 1.5f;  // a unique maximum near the end
-  check_max_float(x, "uniform in [-1, 1), unique maximum at n-3");
+  check_max_float_on_gpu(k2To26, [](float* out) {
+    cudalabs::fill_uniform_floats(out, k2To26, 3401, -1.0f, 1.0f);
+    const float maximum = 1.5f;  // a unique maximum near the end
+    CUDALABS_CHECK(cudaMemcpy(out + (k2To26 - 3), &maximum, sizeof maximum, cudaMemcpyHostToDevice));
+  }, "uniform in [-1, 1), unique maximum at n-3");
 }
 
 TEST_F(MaxFloat, NaNIgnored) {
@@ -280,7 +436,7 @@ TEST_F(MaxFloat, MisalignedInput) {
 
 TEST_F(MaxFloat, AllEqual) {
   ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(kLargePrime, -2.5f), "all -2.5"));
-  ASSERT_NO_FATAL_FAILURE(check_max_float(std::vector<float>(k2To26, 3.0f), "2^26 times 3.0"));
+  ASSERT_NO_FATAL_FAILURE(check_max_float_on_gpu(k2To26, all_equal(k2To26, 3.0f), "2^26 times 3.0"));
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // calls. Every output starts as 0xFF poison with guard zones around it, every workspace starts as
 // 0xFF garbage, and every input must come back unmodified. Each case runs the reference first and
 // checks it against the CPU, so a broken reference shows up as a grader bug rather than as lost
-// points.
+// points. Random cases of kMadeOnTheGpu elements and more are made and checked on the GPU
+// instead: inputs from the device generators, sealed by host-held checksums while the student's
+// code runs, and the expected output made by the reference solution only after it has finished.
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -14,6 +16,12 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/compare.hpp"
+#include "cudalabs/compare_gtest.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "implementations.cuh"
 
@@ -25,6 +33,8 @@ constexpr const char* kGraderBug = "reference solution disagrees with the CPU: t
 
 constexpr std::size_t kLargePrime = 1000003;
 constexpr std::size_t k2To26 = std::size_t{1} << 26;
+// From this size on, random cases are made and checked on the GPU (the CPU would take seconds).
+constexpr std::size_t kMadeOnTheGpu = std::size_t{1} << 22;
 // Both sides of every power of two a block (or a block times a few items per thread) is likely
 // to cover.
 constexpr std::size_t kBlockBoundaries[] = {31,   32,   33,   255,  256,  257,  1023, 1024, 1025,
@@ -62,7 +72,51 @@ void check_scan(bool inclusive, const std::vector<int>& values, const std::strin
   lab06::expect_scan_result(student_api, run, values, expected);
 }
 
+// Values in [-1000, 1000] from `seed`, made on the device in a sealed input.
+cudalabs::GeneratedInput<int> random_input(std::size_t n, std::uint64_t seed, std::size_t offset) {
+  return cudalabs::GeneratedInput<int>(n, offset, [n, seed](int* out) { cudalabs::fill_uniform_ints(out, n, seed, -1000, 1000); });
+}
+
+// The outputs of one call on a device input: a poisoned output and a garbage workspace.
+struct DeviceScanRun {
+  lab06::IntArray out;
+  lab06::ByteArray workspace;
+  ::testing::AssertionResult status;
+};
+
+DeviceScanRun call_scan(const lab06::ScanApi& api, const int* in, std::size_t n, std::size_t out_offset) {
+  lab06::IntArray out(n, out_offset);
+  const std::size_t bytes = api.workspace_bytes(n);
+  lab06::ByteArray workspace(bytes, 0);
+  ::testing::AssertionResult status = cudalabs::call_and_wait(
+      lab06::call_name(api.name, n), n == 0,
+      [&] { return api.scan(in, out.data(), n, bytes == 0 ? nullptr : workspace.data(), bytes, nullptr); },
+      lab06::kFaultHint);
+  return DeviceScanRun{std::move(out), std::move(workspace), std::move(status)};
+}
+
+// check_scan for a large random case, made and checked on the GPU; the same checks, in the same
+// order, with the same messages as lab06::expect_scan_result.
+void check_random_scan_on_gpu(bool inclusive, std::size_t n, std::uint64_t seed, Offsets offsets) {
+  const lab06::ScanApi& student_api = inclusive ? lab06::kStudentInclusive : lab06::kStudentExclusive;
+  const lab06::ScanApi& solution_api = inclusive ? lab06::kSolutionInclusive : lab06::kSolutionExclusive;
+  SCOPED_TRACE(describe(student_api.name, n, "values in [-1000, 1000], seed " + std::to_string(seed), offsets));
+  const cudalabs::GeneratedInput<int> in = random_input(n, seed, offsets.in);
+  const DeviceScanRun run = call_scan(student_api, in.data(), n, offsets.out);
+  ASSERT_TRUE(run.status);
+  // The expected output exists only from here on, made from the input once its checksum holds.
+  const DeviceScanRun ref = call_scan(solution_api, in.trusted(), n, 0);
+  ASSERT_TRUE(ref.status) << kGraderBug;
+  EXPECT_TRUE(run.out.guards_intact(student_api.name, "out"));
+  EXPECT_TRUE(run.workspace.guards_intact(student_api.name, "workspace"));
+  EXPECT_TRUE(cudalabs::matches(cudalabs::compare_ints_on_device(ref.out.data(), run.out.data(), n),
+                                lab06::formula(inclusive)));
+  EXPECT_TRUE(in.unmodified(student_api.name, "in"));
+  EXPECT_TRUE(in.guards_intact(student_api.name, "in"));
+}
+
 void check_random_scan(bool inclusive, std::size_t n, std::uint64_t seed, Offsets offsets = {}) {
+  if (n >= kMadeOnTheGpu) return check_random_scan_on_gpu(inclusive, n, seed, offsets);
   check_scan(inclusive, lab06::random_ints(n, seed), "values in [-1000, 1000], seed " + std::to_string(seed),
              offsets);
 }
@@ -203,6 +257,81 @@ void check_compact(const std::vector<int>& values, int threshold, const std::str
   lab06::expect_compact_result(lab06::kStudentCompact, run, values, threshold);
 }
 
+struct DeviceCompactRun {
+  lab06::IntArray out, count;
+  lab06::ByteArray workspace;
+  ::testing::AssertionResult status;
+};
+
+DeviceCompactRun call_compact(const lab06::CompactApi& api, const int* in, std::size_t n, int threshold,
+                              std::size_t out_offset) {
+  lab06::IntArray out(n, out_offset), count(1, 0);
+  const std::size_t bytes = api.workspace_bytes(n);
+  lab06::ByteArray workspace(bytes, 0);
+  ::testing::AssertionResult status = cudalabs::call_and_wait(
+      lab06::call_name(api.name, n) + " with threshold " + std::to_string(threshold), n == 0,
+      [&] {
+        return api.compact(in, out.data(), count.data(), n, threshold, bytes == 0 ? nullptr : workspace.data(), bytes,
+                           nullptr);
+      },
+      lab06::kFaultHint);
+  return DeviceCompactRun{std::move(out), std::move(count), std::move(workspace), std::move(status)};
+}
+
+// lab06::compact_output_ok against the reference's output, compared on the device; the same
+// messages.
+::testing::AssertionResult compact_output_matches(const lab06::CompactApi& api, const DeviceCompactRun& run,
+                                                  const DeviceCompactRun& ref, std::size_t n, int threshold) {
+  const int kept = ref.count.values()[0];
+  const int count = run.count.values()[0];
+  if (count != kept) {
+    return ::testing::AssertionFailure()
+           << api.name << " wrote *count = " << count << ", but " << kept << " of the " << n << " elements are > "
+           << threshold << (run.count.is_poison(count) ? " (-1 is the poison *count started as: was it written at all?)" : "");
+  }
+  const std::size_t head = static_cast<std::size_t>(kept);
+  const cudalabs::CompareReport report = cudalabs::compare_ints_on_device(ref.out.data(), run.out.data(), head);
+  if (!report.ok()) return ::testing::AssertionFailure() << report.to_string("out[0 .. count) = the elements > threshold, in order");
+  // Past the kept elements, out must still be poison: the first element that is not.
+  cudalabs::DeviceBuffer<int> poison(n - head);
+  poison.fill_bytes(run.out.poison());
+  const cudalabs::CompareReport rest = cudalabs::compare_ints_on_device(poison.data(), run.out.data() + head, n - head, 1);
+  if (rest.mismatches != 0) {
+    const cudalabs::Mismatch& first = rest.first.front();
+    return ::testing::AssertionFailure() << api.name << " wrote out[" << head + first.index << "] = "
+                                         << static_cast<int>(first.actual) << ", but only out[0 .. " << head
+                                         << ") may be written (" << head << " elements are kept)";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// check_compact for a large random case, made and checked on the GPU (see check_random_scan_on_gpu).
+void check_random_compact_on_gpu(std::size_t n, std::uint64_t seed, int threshold, Offsets offsets) {
+  SCOPED_TRACE(describe("compact", n,
+                        "values in [-1000, 1000], seed " + std::to_string(seed) + ", keep > " + std::to_string(threshold),
+                        offsets));
+  const cudalabs::GeneratedInput<int> in = random_input(n, seed, offsets.in);
+  const DeviceCompactRun run = call_compact(lab06::kStudentCompact, in.data(), n, threshold, offsets.out);
+  ASSERT_TRUE(run.status);
+  const DeviceCompactRun ref = call_compact(lab06::kSolutionCompact, in.trusted(), n, threshold, 0);
+  ASSERT_TRUE(ref.status) << kGraderBug;
+  const int kept = ref.count.values()[0];
+  ASSERT_TRUE(kept >= 0 && static_cast<std::size_t>(kept) <= n) << "reference *count = " << kept << ": " << kGraderBug;
+  const char* name = lab06::kStudentCompact.name;
+  EXPECT_TRUE(compact_output_matches(lab06::kStudentCompact, run, ref, n, threshold));
+  EXPECT_TRUE(run.count.guards_intact(name, "count"));
+  EXPECT_TRUE(run.out.guards_intact(name, "out"));
+  EXPECT_TRUE(run.workspace.guards_intact(name, "workspace"));
+  EXPECT_TRUE(in.unmodified(name, "in"));
+  EXPECT_TRUE(in.guards_intact(name, "in"));
+}
+
+// Values in [-1000, 1000] from `seed`, kept when > threshold.
+void check_random_compact(std::size_t n, std::uint64_t seed, int threshold, Offsets offsets = {}) {
+  if (n >= kMadeOnTheGpu) return check_random_compact_on_gpu(n, seed, threshold, offsets);
+  check_compact(lab06::random_ints(n, seed), threshold, "values in [-1000, 1000], seed " + std::to_string(seed), offsets);
+}
+
 class Compact : public cudalabs::GpuTest {};
 
 TEST_F(Compact, SingleElement) {
@@ -242,15 +371,12 @@ TEST_F(Compact, RaggedSizes) {
   }
   for (std::size_t n : {kLargePrime, kManyLevels[1]}) {
     for (int threshold : thresholds) {
-      ASSERT_NO_FATAL_FAILURE(check_compact(lab06::random_ints(n, seed), threshold,
-                                            "values in [-1000, 1000], seed " + std::to_string(seed), {1, 2}));
+      ASSERT_NO_FATAL_FAILURE(check_random_compact(n, seed, threshold, {1, 2}));
       ++seed;
     }
   }
 }
 
-TEST_F(Compact, Full2To26) {
-  check_compact(lab06::random_ints(k2To26, 1040), 0, "values in [-1000, 1000], seed 1040");
-}
+TEST_F(Compact, Full2To26) { check_random_compact(k2To26, 1040, 0); }
 
 }  // namespace

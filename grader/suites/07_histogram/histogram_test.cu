@@ -2,7 +2,10 @@
 // 16-byte boundary (students vectorise); uniform, all-equal (the contention case), few-valued and
 // sorted data; several seeds; inputs left intact; bins poisoned with guard counters around them.
 // Every case also runs the reference solution and checks it against the CPU first, so a broken
-// reference shows up as a grader bug rather than as lost points.
+// reference shows up as a grader bug rather than as lost points. Cases of kMadeOnTheGpu bytes and
+// more are made and checked on the GPU instead: data from the device generators, sealed by a
+// host-held checksum while the student's code runs, and the expected bins counted by the
+// reference solution only after it has finished.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -10,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_generators.hpp"
+#include "cudalabs/generated_input.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "implementations.cuh"
 #include "lab07_test_support.cuh"
@@ -19,6 +25,8 @@ namespace {
 constexpr const char* kGraderBug = "reference solution disagrees with the CPU: this is a grader bug";
 
 constexpr std::size_t k2To28 = std::size_t{1} << 28;
+// From this size on, a case is made and checked on the GPU (the CPU would take seconds).
+constexpr std::size_t kMadeOnTheGpu = std::size_t{1} << 22;
 // Primes: no multiple of a warp, a block, or a 4- or 16-byte vector. 15485863 is the millionth.
 constexpr std::size_t kPrimes[] = {2, 3, 13, 17, 31, 257, 4099, 65537, 1000003, 15485863};
 
@@ -49,6 +57,38 @@ void check_case(const Api& api, const std::vector<unsigned char>& data, std::siz
 
 std::string seed_text(std::uint64_t seed) { return "uniform random bytes, seed " + std::to_string(seed); }
 std::string value_text(unsigned value) { return "every byte equal to " + std::to_string(value); }
+
+// check_case for data made on the device by `recipe`: the same checks and messages.
+void check_case_on_gpu(const Api& api, std::size_t n, const cudalabs::GeneratedInput<unsigned char>::Recipe& recipe,
+                       std::size_t offset, const std::string& what, bool check_input = false) {
+  SCOPED_TRACE(std::string(api.name) + " case: n = " + std::to_string(n) + ", " + what + ", data starts " +
+               std::to_string(offset) + " bytes into its allocation");
+  const cudalabs::GeneratedInput<unsigned char> data(n, offset, recipe);
+  lab07::GuardedBins bins = lab07::poisoned_bins();
+  ASSERT_TRUE(lab07::call_and_wait(api.name, n, [&] { return api.student(data.data(), n, bins.data(), nullptr); }));
+  // The expected bins exist only from here on, counted from data whose checksum holds.
+  lab07::GuardedBins reference = lab07::poisoned_bins();
+  ASSERT_TRUE(lab07::call_and_wait(std::string("solution::") + api.name, n,
+                                   [&] { return api.solution(data.trusted(), n, reference.data(), nullptr); }))
+      << kGraderBug;
+  const std::vector<unsigned int> expected = reference.values();
+  std::uint64_t total = 0;
+  for (unsigned int count : expected) total += count;
+  ASSERT_EQ(total, n) << "the reference bins do not add up to n: " << kGraderBug;
+  EXPECT_TRUE(bins.guards_intact(api.name, "bins"));
+  EXPECT_TRUE(lab07::bins_match(expected, bins.values(), "bins"));
+  if (check_input) {
+    EXPECT_TRUE(data.unmodified(api.name, "data"));
+    EXPECT_TRUE(data.guards_intact(api.name, "data"));
+  }
+}
+
+// Uniform random bytes from `seed`, made on the GPU when large.
+void check_random_case(const Api& api, std::size_t n, std::uint64_t seed, std::size_t offset) {
+  if (n < kMadeOnTheGpu) return check_case(api, lab07::random_bytes(n, seed), offset, seed_text(seed));
+  check_case_on_gpu(api, n, [n, seed](unsigned char* out) { cudalabs::fill_random_bytes(out, n, seed); }, offset,
+                    seed_text(seed));
+}
 
 // n == 0 with null data, then with a valid data pointer that must not be touched: either way
 // all 256 bins are overwritten with 0.
@@ -89,7 +129,7 @@ void check_prime_sizes(const Api& api, std::size_t largest) {
   for (const std::size_t n : kPrimes) {
     if (n > largest) continue;
     ++seed;
-    ASSERT_NO_FATAL_FAILURE(check_case(api, lab07::random_bytes(n, seed), 0, seed_text(seed)));
+    ASSERT_NO_FATAL_FAILURE(check_random_case(api, n, seed, 0));
   }
 }
 
@@ -135,7 +175,7 @@ TEST_F(GlobalAtomics, AllEqual) {
   ASSERT_NO_FATAL_FAILURE(check_case(kGlobal, lab07::all_equal_bytes(n, 0), 0, value_text(0)));
   ASSERT_NO_FATAL_FAILURE(check_case(kGlobal, lab07::all_equal_bytes(n, 255), 1, value_text(255)));
 }
-TEST_F(GlobalAtomics, Full2To28) { check_case(kGlobal, lab07::random_bytes(k2To28, 7401), 0, seed_text(7401)); }
+TEST_F(GlobalAtomics, Full2To28) { check_random_case(kGlobal, k2To28, 7401, 0); }
 TEST_F(GlobalAtomics, InputsUnmodified) { check_inputs_unmodified(kGlobal); }
 
 // --- histogram_shared ------------------------------------------------------------------------
@@ -170,10 +210,13 @@ TEST_F(Shared, SortedRuns) {
   }
 }
 
-TEST_F(Shared, Full2To28Uniform) { check_case(kShared, lab07::random_bytes(k2To28, 7601), 0, seed_text(7601)); }
+TEST_F(Shared, Full2To28Uniform) { check_random_case(kShared, k2To28, 7601, 0); }
 
 // 2^28 equal bytes: one bin counts 268435456, and every update contends for it.
-TEST_F(Shared, Full2To28AllEqual) { check_case(kShared, lab07::all_equal_bytes(k2To28, 255), 0, value_text(255)); }
+TEST_F(Shared, Full2To28AllEqual) {
+  check_case_on_gpu(kShared, k2To28, [](unsigned char* out) { CUDALABS_CHECK(cudaMemset(out, 255, k2To28)); }, 0,
+                    value_text(255));
+}
 
 TEST_F(Shared, InputsUnmodified) { check_inputs_unmodified(kShared); }
 

@@ -2,6 +2,9 @@
 // config/labs/ (a new lab is covered without touching this file):
 //  - the reference solution, graded as a submission, scores full marks;
 //  - the untouched skeleton scores 0, every test failing with a message that names the TODO;
+//  - grading the reference solution takes at most the lab's time bound below (build, and the
+//    test phase alone), so a slow check (e.g. large inputs made or checked on the host again)
+//    shows up as a failure;
 //  - each fixture in submissions/<lab>/<name>/ that has an expected_grade.json (typically the
 //    "correct but naive" implementation a lab's thresholds must separate from the technique)
 //    lands where that file says.
@@ -76,6 +79,20 @@ void print_grade(const LabgradeRun& run, const std::string& what) {
   }
 }
 
+// Upper bounds in seconds on grading a lab's reference solution on the GPU machine (an H100):
+// the targets (lab 01: tests under 2 s and build + tests under 4 s; every lab: build + tests
+// under 8 s) with room for machine noise, and far below what making and checking the large
+// cases on the host cost (each 2^26-element case took 2-3 s there).
+struct TimeBound {
+  double tests;
+  double build_and_tests;
+};
+
+TimeBound time_bound(const std::string& lab) {
+  if (lab == "01_vector_add") return {3.0, 5.0};
+  return {8.0, 10.0};
+}
+
 class EveryLab : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
@@ -90,6 +107,13 @@ TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
   print_grade(run, "solutions/" + lab);
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   EXPECT_EQ(run.report["points_earned"], run.report["points_possible"]) << run.process.output;
+  const auto& timing = run.report["timing"];
+  const double tests = timing["test_seconds"].get<double>();
+  const double build_and_tests = timing["build_seconds"].get<double>() + tests;
+  std::cout << "[ time     ] " << lab << ": build + tests " << build_and_tests << " s, tests " << tests << " s\n";
+  const TimeBound bound = time_bound(lab);
+  EXPECT_LE(tests, bound.tests) << "the test phase of " << lab << " got slow:\n" << run.process.output;
+  EXPECT_LE(build_and_tests, bound.build_and_tests) << "grading " << lab << " got slow:\n" << run.process.output;
 }
 
 TEST_P(EveryLab, UntouchedSkeletonScoresZeroAndNamesTheTodo) {

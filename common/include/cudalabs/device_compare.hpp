@@ -1,0 +1,44 @@
+#pragma once
+// The comparisons of compare.hpp and lab_checks.hpp for arrays that stay in device memory: the
+// scan runs on the GPU (the per-element rule is compare_rule.hpp, the same code the host runs),
+// and only counts and the few listed elements come back. The CompareReport is the host one, so
+// its to_string gives the same message word for word.
+//
+//   CompareReport report = cudalabs::compare_floats_on_device(expected.data(), c.data(), n, tolerance);
+//   EXPECT_TRUE(cudalabs::matches(report, "c = a + b"));
+//
+// Every function waits for the work queued before it on the legacy default stream and for its
+// own kernels before it returns; a failing CUDA call throws CudaError.
+#include <cstddef>
+#include <cstdint>
+
+#include "cudalabs/compare.hpp"
+
+namespace cudalabs {
+
+// compare_floats(expected, actual, tolerance, max_listed) for n elements of each, on the device.
+CompareReport compare_floats_on_device(const float* expected, const float* actual, std::size_t n,
+                                       Tolerance tolerance, std::size_t max_listed = 10);
+
+// compare_doubles for device arrays.
+CompareReport compare_doubles_on_device(const double* expected, const double* actual, std::size_t n,
+                                        Tolerance tolerance, std::size_t max_listed = 10);
+
+// compare_ints for device arrays.
+CompareReport compare_ints_on_device(const int* expected, const int* actual, std::size_t n,
+                                     std::size_t max_listed = 10);
+
+// How two device arrays of n elements of `element_size` bytes differ bit for bit.
+struct BitDifference {
+  std::size_t changed = 0;  // elements whose bytes differ
+  std::size_t first = 0;    // the lowest such index (meaningful when changed > 0)
+};
+BitDifference bit_difference_on_device(const void* before, const void* after, std::size_t n, std::size_t element_size);
+
+// A 64-bit checksum of `bytes` bytes of device memory, keyed with a secret drawn once per process
+// and held on the host: code that can write device memory cannot compute it, so it cannot
+// change the data and keep the checksum. Take it before untrusted code runs, keep it on the
+// host, and compare after. Any alignment; 0 bytes give a fixed value.
+std::uint64_t device_checksum(const void* data, std::size_t bytes);
+
+}  // namespace cudalabs

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# On the GPU machine: build (one architecture, all cores), then the GPU checks named on the command
+# line, each step's log under $OUT (or ./gpu-logs). Steps: common (GPU tests of common/), grades (each
+# lab's solution graded, timed, and all seven back to back), cli (every-lab, fixtures, adversarial),
+# ctest (the whole suite with -j4), bench (each lab's benchmark).
+#
+#   bench/verify_on_gpu.sh [--arch 90] step...
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-$root/gpu-logs}
+arch=90
+if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
+mkdir -p "$out"
+build="$root/build-gpu"
+labs=()
+for file in "$root"/config/labs/*.yaml; do labs+=("$(basename "$file" .yaml)"); done
+
+start=$SECONDS
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" >"$out/configure.log" 2>&1 ||
+  { tail -30 "$out/configure.log"; exit 1; }
+if ! cmake --build "$build" -j"$(nproc)" >"$out/build.log" 2>&1; then
+  grep -E "error" "$out/build.log" | head -30
+  exit 1
+fi
+echo "build: $((SECONDS - start)) s"
+
+status=0
+for step in "$@"; do
+  start=$SECONDS
+  case "$step" in
+    common)
+      "$build/common/tests/cudalabs_common_tests" >"$out/common.log" 2>&1 || status=1
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$out/common.log" | head -20 ;;
+    grades)
+      for lab in "${labs[@]}"; do
+        "$build/labgrade" grade "$lab" --submission "$root/solutions/$lab" >"$out/grade_$lab.txt" 2>&1
+        echo "$lab: exit $?, $(grep -E 'points|Time:' "$out/grade_$lab.txt" | grep -E '^Score|Time:|^  *[0-9.]+ / [0-9.]+ *points' | head -2 | tr -s ' ' | tr '\n' ' ')"
+      done
+      all=$SECONDS
+      for lab in "${labs[@]}"; do "$build/labgrade" grade "$lab" --submission "$root/solutions/$lab" >/dev/null 2>&1; done
+      echo "all seven back to back: $((SECONDS - all)) s" ;;
+    cli)
+      "$build/grader/tests/cli/labgrade_cli_tests" >"$out/cli.log" 2>&1 || status=1
+      grep -E "^\[ +(time|grade)|FAILED|Failure|Expected|Which is|^\[  PASSED" "$out/cli.log" | head -120 ;;
+    ctest)
+      ctest --test-dir "$build" -j4 --output-on-failure >"$out/ctest.log" 2>&1 || status=1
+      grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$out/ctest.log" | head -40 ;;
+    bench)
+      for lab in "${labs[@]}"; do
+        [ -x "$build/bench/bench_$lab" ] || continue
+        "$build/bench/bench_$lab" >"$out/bench_$lab.log" 2>&1 || status=1
+        tail -12 "$out/bench_$lab.log"
+      done ;;
+    *) echo "unknown step $step"; status=2 ;;
+  esac
+  echo "step $step: $((SECONDS - start)) s"
+done
+exit "$status"

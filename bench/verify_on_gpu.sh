@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine: build (one architecture, all cores), then the GPU checks named on the command
-# line, each step's log under $OUT (or ./gpu-logs). Steps: common (GPU tests of common/), grades (each
+# line, each step's log under gpu-logs/ (packed into $OUT/logs.tgz when $OUT is set). Steps: common (GPU tests of common/), grades (each
 # lab's solution graded, timed, and all seven back to back), cli (every-lab, fixtures, adversarial),
 # ctest (the whole suite with -j4), bench (each lab's benchmark).
 #
 #   bench/verify_on_gpu.sh [--arch 90] step...
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-$root/gpu-logs}
+out=$root/gpu-logs
 arch=90
 if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
 mkdir -p "$out"
@@ -20,6 +20,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTUR
   { tail -30 "$out/configure.log"; exit 1; }
 if ! cmake --build "$build" -j"$(nproc)" >"$out/build.log" 2>&1; then
   grep -E "error" "$out/build.log" | head -30
+  [ -n "${OUT:-}" ] && cp "$out/build.log" "$OUT/"
   exit 1
 fi
 echo "build: $((SECONDS - start)) s"
@@ -55,4 +56,5 @@ for step in "$@"; do
   esac
   echo "step $step: $((SECONDS - start)) s"
 done
+[ -n "${OUT:-}" ] && tar czf "$OUT/logs.tgz" -C "$root" gpu-logs
 exit "$status"

@@ -42,6 +42,61 @@ TEST(Generators, IntsArePinned) {
   EXPECT_EQ(cudalabs::uniform_ints(5, 7, 0, 99), (std::vector<int>{87, 4, 46, 3, 74}));
 }
 
+TEST(Generators, BytesArePinned) {
+  EXPECT_EQ(cudalabs::random_bytes(10, 42),
+            (std::vector<unsigned char>{0x95, 0x6e, 0xeb, 0x2f, 0x26, 0x32, 0xd7, 0xbd, 0x03, 0xf1}));
+}
+
+// Byte i is byte i % 8 of draw i / 8, little-endian: the raw stream laid out in memory.
+TEST(Generators, BytesAreTheStreamsDraws) {
+  const std::vector<unsigned char> bytes = cudalabs::random_bytes(8 * 5 + 3, 77);
+  SplitMix64 rng(77);
+  for (std::size_t d = 0; d < 6; ++d) {
+    const std::uint64_t draw = rng.next();
+    for (std::size_t k = 0; k < 8 && 8 * d + k < bytes.size(); ++k) {
+      EXPECT_EQ(bytes[8 * d + k], static_cast<unsigned char>(draw >> (8 * k))) << "byte " << 8 * d + k;
+    }
+  }
+}
+
+// Element i is draw i of the sequential stream: random access and SplitMix64 agree.
+TEST(GeneratorElements, DrawIIsTheStreamsIthValue) {
+  for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1234567}, ~std::uint64_t{0}}) {
+    SplitMix64 rng(seed);
+    for (std::uint64_t i = 0; i < 100; ++i) EXPECT_EQ(cudalabs::element::draw(seed, i), rng.next()) << i;
+  }
+}
+
+// With a span of 2^63 + 1 almost half the draws are rejected. A rejected element retries on its
+// own stream, so the elements after it keep their draws (5 and 7 here follow rejected 1-4 and 6).
+TEST(GeneratorElements, RejectedIntDrawsRetryWithoutShiftingLaterElements) {
+  const auto range = cudalabs::element::int_range(-1, std::numeric_limits<std::int64_t>::max(), "test");
+  EXPECT_EQ(range.reject_below, (std::uint64_t{1} << 63) - 1);
+  const std::int64_t pinned[] = {4456085495900499603, 8978237886975091116, 5417644225680649787,
+                                 2153920777024055986, 1252755677565469651, 6792609088808213252,
+                                 5196717634851293992, 5545679290133000098};
+  for (std::uint64_t i = 0; i < 8; ++i) EXPECT_EQ(cudalabs::element::uniform_int(range, 42, i), pinned[i]) << i;
+  for (std::uint64_t i : {1, 2, 3, 4, 6}) EXPECT_LT(cudalabs::element::draw(42, i), range.reject_below) << i;
+  for (std::uint64_t i : {0, 5, 7}) {
+    EXPECT_EQ(cudalabs::element::uniform_int(range, 42, i),
+              static_cast<std::int64_t>(cudalabs::element::draw(42, i) % range.span) - 1)
+        << i;
+  }
+}
+
+// Every value of a small range about equally often: 60,000 draws over 6 values, each count within
+// 5 standard deviations (sqrt(10000 * 5/6) = 91) of 10,000.
+TEST(Generators, IntsAreUnbiased) {
+  std::vector<int> counts(6, 0);
+  for (int v : cudalabs::uniform_ints(60000, 21, 10, 15)) ++counts.at(static_cast<std::size_t>(v - 10));
+  for (int c : counts) EXPECT_NEAR(c, 10000, 5 * 91);
+}
+
+TEST(Generators, IntsShorterIsPrefixOfLonger) {
+  const std::vector<int> longer = cudalabs::uniform_ints(1000, 9, -7, 1 << 30);
+  EXPECT_EQ(cudalabs::uniform_ints(10, 9, -7, 1 << 30), std::vector<int>(longer.begin(), longer.begin() + 10));
+}
+
 TEST(Generators, SameSeedSameData) {
   EXPECT_EQ(cudalabs::uniform_floats(1000, 5), cudalabs::uniform_floats(1000, 5));
   EXPECT_EQ(cudalabs::uniform_doubles(1000, 5), cudalabs::uniform_doubles(1000, 5));
@@ -63,6 +118,7 @@ TEST(Generators, ShorterIsPrefixOfLonger) {
 TEST(Generators, ZeroLengthIsEmpty) {
   EXPECT_TRUE(cudalabs::uniform_floats(0, 1).empty());
   EXPECT_TRUE(cudalabs::uniform_ints(0, 1, 0, 1).empty());
+  EXPECT_TRUE(cudalabs::random_bytes(0, 1).empty());
 }
 
 TEST(Generators, FloatsStayInRangeAndSpreadOut) {

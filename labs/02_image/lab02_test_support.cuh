@@ -80,14 +80,9 @@ inline const char* to_string(Pattern pattern) {
 inline HostImage make_image(int width, int height, int channels, std::size_t pitch, std::uint64_t seed,
                             Pattern pattern = Pattern::Noise) {
   HostImage image{width, height, channels, pitch, {}};
-  // Noise bytes straight from the generator, 8 per draw (timed images hold 200 MB).
-  image.bytes.resize(pitch * static_cast<std::size_t>(height));
-  cudalabs::SplitMix64 random(seed);
-  for (std::size_t i = 0; i < image.bytes.size(); i += 8) {
-    const std::uint64_t draw = random.next();
-    const std::size_t n = std::min<std::size_t>(8, image.bytes.size() - i);
-    std::memcpy(image.bytes.data() + i, &draw, n);  // padding keeps this noise
-  }
+  // Noise bytes straight from the generator, 8 per draw (cudalabs::fill_random_bytes makes the
+  // same bytes on the device); padding keeps this noise.
+  image.bytes = cudalabs::random_bytes(pitch * static_cast<std::size_t>(height), seed);
   if (pattern == Pattern::Noise) return image;
   const std::vector<int> levels = cudalabs::uniform_ints(4096, seed ^ 0x5EED, 0, 255);
   for (int y = 0; y < height; ++y) {

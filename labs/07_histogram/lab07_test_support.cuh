@@ -28,15 +28,10 @@ using HistogramFn = cudaError_t (*)(const unsigned char*, std::size_t, unsigned 
 
 // --- seeded data -----------------------------------------------------------------------------
 
-// n bytes uniform in [0, 255]: eight bytes from each SplitMix64 draw (fast enough for 2^28).
+// n bytes uniform in [0, 255]: eight bytes from each SplitMix64 draw (cudalabs::fill_random_bytes
+// makes the same bytes on the device).
 inline std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
-  std::vector<unsigned char> bytes(n);
-  cudalabs::SplitMix64 rng(seed);
-  for (std::size_t i = 0; i < n; i += 8) {
-    std::uint64_t word = rng.next();
-    for (std::size_t k = i; k < std::min(n, i + 8); ++k, word >>= 8) bytes[k] = static_cast<unsigned char>(word);
-  }
-  return bytes;
+  return cudalabs::random_bytes(n, seed);
 }
 
 // The contention case: every byte the same, so every atomic in the GPU wants one counter.

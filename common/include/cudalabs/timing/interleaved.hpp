@@ -44,8 +44,8 @@ using Verify = std::function<std::string(std::uint64_t seed, cudaStream_t)>;
 struct Workload {
   Launch student;
   Launch solution;
-  Prepare prepare;  // may be empty: the inputs stay as they are (benchmarks of trusted code)
-  Verify verify;    // may be empty: no output is checked (benchmarks of trusted code)
+  Prepare prepare{};  // may be empty: the inputs stay as they are (benchmarks of trusted code)
+  Verify verify{};    // may be empty: no output is checked (benchmarks of trusted code)
   // Base of the per-round seeds; for a grade, derived from cudalabs::timing_seed(), so inputs
   // cannot be known when the submission is written.
   std::uint64_t seed = 0;

@@ -4,7 +4,11 @@
 //  3. verdict stability: a calibrated ~10% slower variant against threshold 1.05 and a ~10%
 //     faster one against 1.10, 10 runs each; no run's verdict may differ from the majority;
 //  4. wall time per measurement for kernels of about 0.1, 1 and 10 ms (target < 3 s each);
-//  5. achieved GB/s of c = a + b as a fraction of the measured copy bandwidth.
+//  5. achieved GB/s of c = a + b as a fraction of the measured copy bandwidth;
+//  6. what the timed-call checks cost: c = a + b against itself for a fixed number of rounds,
+//     plain, then with fresh seeded inputs and a poisoned output before every sample (prepare)
+//     and the reference's result compared with every 4th student sample (verify), as the labs do;
+//     wall time per round of each, and the overhead.
 // Exit status 1 when a verdict flips or a measurement takes 3 s or more, so a script can tell.
 //
 //   timing_engine_bench [--json FILE]
@@ -22,6 +26,8 @@
 #include "bench_command_line.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/interleaved.hpp"
 
@@ -59,7 +65,7 @@ __global__ void add_passes(const float4* __restrict__ a, const float4* __restric
 // Three arrays and a launcher of add_passes over the first n floats of them.
 class AddWorkload {
  public:
-  AddWorkload() : a_(kFloats / 4), b_(kFloats / 4), c_(kFloats / 4) {
+  AddWorkload() : a_(kFloats / 4), b_(kFloats / 4), c_(kFloats / 4), expected_(kFloats / 4) {
     a_.fill_bytes(0);
     b_.fill_bytes(0);
     int device = 0;
@@ -72,6 +78,26 @@ class AddWorkload {
   }
 
   // extra is a fraction of one pass, e.g. 0.1 for 10% more bytes.
+  // As a lab's timed case: a and b from the round's seed, c poisoned; c checked against the
+  // same kernel's output in a buffer of its own.
+  Prepare prepare() {
+    return [this](std::uint64_t seed, cudaStream_t stream) {
+      cudalabs::fill_uniform_floats(reinterpret_cast<float*>(a_.data()), kFloats, round_seed(seed, 0), -1.0f, 1.0f,
+                                    stream);
+      cudalabs::fill_uniform_floats(reinterpret_cast<float*>(b_.data()), kFloats, round_seed(seed, 1), -1.0f, 1.0f,
+                                    stream);
+      cudalabs::poison_async(c_.data(), c_.bytes(), 0xFF, stream);
+    };
+  }
+  Verify verify() {
+    return [this](std::uint64_t, cudaStream_t stream) {
+      add_passes<<<grid_, kBlock, 0, stream>>>(a_.data(), b_.data(), expected_.data(), kFloats / 4, 1, 0);
+      CUDALABS_CHECK_LAUNCH();
+      return cudalabs::check_against_reference(reinterpret_cast<const float*>(expected_.data()),
+                                               reinterpret_cast<const float*>(c_.data()), kFloats, {}, "c", stream);
+    };
+  }
+
   Launch launch(std::size_t floats, int passes, double extra) {
     const std::size_t n4 = floats / 4;
     const auto extra4 = static_cast<std::size_t>(std::clamp(extra, 0.0, 1.0) * static_cast<double>(n4));
@@ -84,6 +110,7 @@ class AddWorkload {
   DeviceBuffer<float4> a_;
   DeviceBuffer<float4> b_;
   DeviceBuffer<float4> c_;
+  DeviceBuffer<float4> expected_;
   int grid_ = 0;
 };
 
@@ -268,6 +295,39 @@ json efficiency_section(AddWorkload& work, const SamplingPolicy& policy) {
   return {{"ms", summary_json(t)}, {"gbs", gbs}, {"fraction_of_copy", gbs / copy_gbs}};
 }
 
+// 6. The price of fresh inputs and checked results, per round, at a fixed number of rounds.
+json integrity_section(AddWorkload& work, const SamplingPolicy& defaults) {
+  constexpr int kRounds = 200;
+  SamplingPolicy policy = defaults;
+  policy.min_samples = kRounds;
+  policy.max_samples = kRounds;
+  policy.time_budget_seconds = 60.0;
+  const Launch base = work.launch(kFloats, 1, 0.0);
+  const PairedResult plain = measure_interleaved({base, base, {}}, policy);
+  Workload checked{base, base, work.prepare(), work.verify()};
+  checked.seed = 0x5EED;
+  const PairedResult guarded = measure_interleaved(checked, policy);
+  const double plain_round = plain.seconds_spent / plain.rounds;
+  const double guarded_round = guarded.seconds_spent / guarded.rounds;
+  std::printf("6. Timed-call checks, c = a + b (2^26 floats) against itself, %d rounds each\n", kRounds);
+  std::printf("  plain:                       %.3f ms per round, ratio %.4f, student %.4f ms\n", plain_round * 1e3,
+              plain.ratio.median, plain.student_ms.median);
+  std::printf("  fresh inputs + checks:       %.3f ms per round, ratio %.4f, student %.4f ms; %d samples verified%s%s\n",
+              guarded_round * 1e3, guarded.ratio.median, guarded.student_ms.median, guarded.verified_samples,
+              guarded.integrity_failure.empty() ? "" : "; FAILURE: ", guarded.integrity_failure.c_str());
+  std::printf("  overhead per round: %+.1f%% (untimed: the timed figures differ by %+.2f%%)\n\n",
+              100.0 * (guarded_round / plain_round - 1.0),
+              100.0 * (guarded.student_ms.median / plain.student_ms.median - 1.0));
+  return {{"rounds", kRounds},
+          {"plain", paired_json(plain)},
+          {"checked", paired_json(guarded)},
+          {"plain_ms_per_round", plain_round * 1e3},
+          {"checked_ms_per_round", guarded_round * 1e3},
+          {"verified_samples", guarded.verified_samples},
+          {"integrity_failure", guarded.integrity_failure},
+          {"overhead_per_round", guarded_round / plain_round - 1.0}};
+}
+
 int run(const std::string& json_path) {
   const SamplingPolicy policy;  // the defaults labs use
   Tally tally;
@@ -284,6 +344,8 @@ int run(const std::string& json_path) {
   report["verdicts"] = verdict_section(work, policy, tally);
   report["wall_time"] = wall_time_section(work, policy, tally);
   report["efficiency"] = efficiency_section(work, policy);
+  report["integrity"] = integrity_section(work, policy);
+  if (!report["integrity"]["integrity_failure"].get<std::string>().empty()) tally.ok = false;
   report["ok"] = tally.ok;
   std::printf("\n%s\n", tally.ok ? "OK: no verdict flipped and every measurement took < 3 s"
                                  : "NOT OK: a verdict flipped or a measurement took >= 3 s");

@@ -221,6 +221,51 @@ CompareReport compare_ints_on_device(const int* expected, const int* actual, std
   return compare_on_device(expected, actual, n, Tolerance{}, max_listed, ValueKind::Int);
 }
 
+CompareReport compare_bytes_on_device(const unsigned char* expected, const unsigned char* actual, std::size_t n,
+                                      double abs, std::size_t max_listed) {
+  return compare_on_device(expected, actual, n, Tolerance{abs, 0}, max_listed, ValueKind::Int);
+}
+
+CompareReport compare_uints_on_device(const unsigned* expected, const unsigned* actual, std::size_t n,
+                                      std::size_t max_listed) {
+  return compare_on_device(expected, actual, n, Tolerance{}, max_listed, ValueKind::Int);
+}
+
+namespace {
+std::string text_of(const CompareReport& report, const std::string& what) {
+  return report.ok() ? std::string() : report.to_string(what);
+}
+}  // namespace
+
+std::string check_against_reference(const float* reference, const float* actual, std::size_t n, Tolerance tolerance,
+                                    const std::string& what, cudaStream_t stream) {
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  const Tolerance doubled{2 * tolerance.abs, 2 * tolerance.rel};
+  return text_of(compare_floats_on_device(reference, actual, n, doubled), what);
+}
+
+std::string check_matches(const int* expected, const int* actual, std::size_t n, const std::string& what,
+                          cudaStream_t stream) {
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  return text_of(compare_ints_on_device(expected, actual, n), what);
+}
+
+std::string check_matches(const unsigned* expected, const unsigned* actual, std::size_t n, const std::string& what,
+                          cudaStream_t stream) {
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  return text_of(compare_uints_on_device(expected, actual, n), what);
+}
+
+std::string check_matches(const unsigned char* expected, const unsigned char* actual, std::size_t n, double abs,
+                          const std::string& what, cudaStream_t stream) {
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  return text_of(compare_bytes_on_device(expected, actual, n, abs), what);
+}
+
+void poison_async(void* data, std::size_t bytes, unsigned char value, cudaStream_t stream) {
+  if (bytes != 0) CUDALABS_CHECK(cudaMemsetAsync(data, value, bytes, stream));
+}
+
 BitDifference bit_difference_on_device(const void* before, const void* after, std::size_t n, std::size_t element_size) {
   BitDifference difference;
   if (n == 0) return difference;

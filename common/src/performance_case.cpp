@@ -11,6 +11,8 @@
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
+#include "cudalabs/timing/grade_seed.hpp"
+#include "cudalabs/timing/plausibility.hpp"
 
 namespace cudalabs {
 namespace {
@@ -62,6 +64,15 @@ std::string missing_declaration(ThresholdKind kind, const PerformanceWork& work)
   return "";
 }
 
+// What this GPU can do at most, for the plausibility check of the student's figures.
+timing::DeviceCeilings device_ceilings(const PerformanceWork& work, double peak_bandwidth_gbs) {
+  int device = 0;
+  int l2 = 0;
+  CUDALABS_CHECK(cudaGetDevice(&device));
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  return {peak_bandwidth_gbs, static_cast<double>(l2), work.flops > 0 ? timing::fp32_peak_gflops() : 0.0};
+}
+
 }  // namespace
 
 void run_performance_case_in(const char* default_lab_config, const char* default_course_config,
@@ -83,13 +94,28 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
   timing::SamplingPolicy policy = policy_from(course.timing);
+  const timing::DeviceCeilings ceilings = device_ceilings(work, peak_bandwidth_gbs);
+  timing::Workload workload = work.workload;
   timing::PairedResult result;
+  timing::Plausibility plausibility;
   config::Verdict verdict;
   int attempts = 0;
   for (;;) {
-    result = timing::measure_interleaved(work.workload, policy);
+    workload.seed = timing::case_seed(name, attempts);  // fresh inputs for every measurement
+    result = timing::measure_interleaved(workload, policy);
+    if (!result.integrity_failure.empty()) {
+      // Figures of calls that did not do their work mean nothing: no measurement is reported,
+      // so labgrade gives the case no points, with this message.
+      ADD_FAILURE() << "performance case '" << name << "': " << result.integrity_failure
+                    << "\nThe timed calls must compute the result for the inputs of each call, on the stream they are "
+                       "given; no points for this case.";
+      return;
+    }
+    plausibility = timing::check_plausibility(work.bytes, work.flops, result.student_ms.median, ceilings);
     verdict = config::judge(*spec, config::figure_for(kind, timings_of(result, work, peak_bandwidth_gbs)), device);
-    if (!verdict.too_close_to_call || attempts >= course.timing.remeasure_attempts) break;
+    if (plausibility.implausible || !verdict.too_close_to_call || attempts >= course.timing.remeasure_attempts) {
+      break;
+    }
     // Too close to call: a longer measurement narrows the interval around the true median.
     ++attempts;
     policy.max_samples *= 2;
@@ -122,6 +148,14 @@ void run_performance_case_in(const char* default_lab_config, const char* default
         {"sm_mhz_max", clocks.sm_clock_mhz_max},
         {"memory_mhz", clocks.memory_clock_mhz},
         {"note", clocks.note}}}};
+  // How far the timed calls can be trusted (labgrade scores an implausible figure 0 and flags it).
+  event["timing_seed"] = timing::format_seed(timing::grade_seed());
+  event["case_seed"] = timing::format_seed(workload.seed);
+  event["verified_samples"] = result.verified_samples;
+  event["implausible"] = plausibility.implausible;
+  event["implausible_reason"] = plausibility.reason;
+  event["bandwidth_limit_gbs"] = plausibility.bandwidth_limit_gbs;
+  event["flops_limit_gflops"] = plausibility.flops_limit_gflops;
   emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 
   const std::string figures = fmt::format(
@@ -131,7 +165,10 @@ void run_performance_case_in(const char* default_lab_config, const char* default
                                    work.bytes / student_seconds / 1e9,
                                    100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)
                      : "");
-  if (verdict.applicable && verdict.credit < 1.0) {
+  if (plausibility.implausible) {
+    ADD_FAILURE() << "performance case '" << name << "': implausible figure, not scored (for the instructor to "
+                  << "review): " << plausibility.reason << "\n" << figures;
+  } else if (verdict.applicable && verdict.credit < 1.0) {
     ADD_FAILURE() << "performance case '" << name << "': " << verdict.explanation << "\n" << figures;
   } else {
     std::cout << "[ timing   ] " << name << ": " << verdict.explanation << "\n             " << figures << "\n";

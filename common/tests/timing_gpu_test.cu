@@ -1,8 +1,11 @@
 // The device half of cudalabs::timing: interleaved and single measurements, the L2 flush and the
 // in-process device peaks. Every test derives from GpuTest, so it skips without a device.
 // Policies here are small (short budgets) to keep the suite fast; the bench checks the defaults.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -10,6 +13,8 @@
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/interleaved.hpp"
@@ -76,13 +81,20 @@ TEST_F(TimingGpu, TwiceTheWorkGivesRatioTwo) {
   EXPECT_GT(result.student_ms.median, result.solution_ms.median);
 }
 
-TEST_F(TimingGpu, RestoreInputsRunsBeforeEverySample) {
-  std::vector<char> calls;  // 'r' restore, 's' student, 'o' solution, in order
+TEST_F(TimingGpu, PrepareRunsBeforeEverySampleWithTheRoundsSeed) {
+  std::vector<char> calls;  // 'r' prepare, 's' student, 'o' solution, in order
+  std::vector<std::uint64_t> seeds;
   const Launch student = [&](cudaStream_t s) { calls.push_back('s'); busy(1000)(s); };
   const Launch solution = [&](cudaStream_t s) { calls.push_back('o'); busy(1000)(s); };
-  const Launch restore = [&](cudaStream_t) { calls.push_back('r'); };
+  const Prepare prepare = [&](std::uint64_t seed, cudaStream_t) {
+    calls.push_back('r');
+    seeds.push_back(seed);
+  };
   SamplingPolicy policy = quick_policy();
-  const PairedResult result = measure_interleaved({student, solution, restore}, policy);
+  Workload work{student, solution, prepare, {}};
+  work.seed = 42;
+  const PairedResult result = measure_interleaved(work, policy);
+  EXPECT_TRUE(result.integrity_failure.empty()) << result.integrity_failure;
 
   const std::size_t launches = 2 * static_cast<std::size_t>(policy.warmup + result.rounds);
   ASSERT_EQ(calls.size(), 2 * launches);
@@ -96,14 +108,25 @@ TEST_F(TimingGpu, RestoreInputsRunsBeforeEverySample) {
     EXPECT_EQ(std::string({calls[first_round + 1], calls[first_round + 3]}), "so");
     EXPECT_EQ(std::string({calls[first_round + 5], calls[first_round + 7]}), "os");
   }
+  // Both sides of a round time the same inputs; every round, and every warm-up, gets new ones.
+  const std::size_t first_seed = 2 * static_cast<std::size_t>(policy.warmup);
+  for (int round = 0; round < result.rounds; ++round) {
+    const std::size_t i = first_seed + 2 * static_cast<std::size_t>(round);
+    EXPECT_EQ(seeds[i], seeds[i + 1]) << "round " << round;
+    EXPECT_EQ(seeds[i], round_seed(42, static_cast<std::uint64_t>(round)));
+  }
+  std::vector<std::uint64_t> distinct;
+  for (std::size_t i = 0; i < seeds.size(); i += 2) distinct.push_back(seeds[i]);
+  std::sort(distinct.begin(), distinct.end());
+  EXPECT_EQ(std::unique(distinct.begin(), distinct.end()), distinct.end()) << "a seed was used in two rounds";
 }
 
-TEST_F(TimingGpu, SingleMeasurementRestoresAndStops) {
+TEST_F(TimingGpu, SingleMeasurementPreparesAndStops) {
   int restores = 0;
   int launches = 0;
   const Launch launch = [&](cudaStream_t s) { ++launches; busy(100000)(s); };
   const SamplingPolicy policy = quick_policy();
-  const SampleSummary summary = measure_single(launch, [&](cudaStream_t) { ++restores; }, policy);
+  const SampleSummary summary = measure_single(launch, [&](std::uint64_t, cudaStream_t) { ++restores; }, policy);
   EXPECT_EQ(restores, launches);
   EXPECT_EQ(static_cast<std::size_t>(launches), policy.warmup + summary.samples);
   EXPECT_GE(summary.samples, static_cast<std::size_t>(policy.min_samples));
@@ -124,6 +147,125 @@ TEST_F(TimingGpu, RejectsAnInvalidPolicyOrWorkload) {
   policy.max_samples = 1;
   EXPECT_THROW(measure_interleaved({busy(100), busy(100), {}}, policy), std::invalid_argument);
   EXPECT_THROW(measure_interleaved({busy(100), {}, {}}, SamplingPolicy{}), std::invalid_argument);
+  Workload never_verified{busy(100), busy(100), {}, {}};
+  never_verified.verify_one_in = 0;
+  EXPECT_THROW(measure_interleaved(never_verified, quick_policy()), std::invalid_argument);
+}
+
+// --- A timed call must do the work -------------------------------------------------------------
+
+__global__ void twice(const float* in, float* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}
+
+// out = 2 * in over 2^20 floats, inputs from the round's seed, the output poisoned; the reference
+// is the same kernel into a buffer of the check's own.
+class TwiceWorkload {
+ public:
+  static constexpr std::size_t kN = std::size_t{1} << 20;
+
+  TwiceWorkload() : in_(kN), out_(kN), expected_(kN) {}
+
+  static void run(const float* in, float* out, cudaStream_t stream) {
+    twice<<<static_cast<unsigned>((kN + 255) / 256), 256, 0, stream>>>(in, out, kN);
+  }
+
+  Workload workload(Launch student) {
+    Workload work;
+    work.student = std::move(student);
+    work.solution = [this](cudaStream_t s) { run(in_.data(), out_.data(), s); };
+    work.prepare = [this](std::uint64_t seed, cudaStream_t s) {
+      cudalabs::fill_uniform_floats(in_.data(), kN, seed, -1.0f, 1.0f, s);
+      cudalabs::poison_async(out_.data(), out_.bytes(), 0xFF, s);
+    };
+    work.verify = [this](std::uint64_t, cudaStream_t s) {
+      run(in_.data(), expected_.data(), s);
+      return cudalabs::check_against_reference(expected_.data(), out_.data(), kN, {}, "out", s);
+    };
+    work.seed = 7;
+    return work;
+  }
+
+  DeviceBuffer<float> in_, out_, expected_;
+};
+
+TEST_F(TimingGpu, AnHonestCallPassesEveryCheck) {
+  TwiceWorkload w;
+  const PairedResult result =
+      measure_interleaved(w.workload([&](cudaStream_t s) { TwiceWorkload::run(w.in_.data(), w.out_.data(), s); }),
+                          quick_policy());
+  EXPECT_EQ(result.integrity_failure, "");
+  EXPECT_GE(result.verified_samples, 1);
+  EXPECT_LT(result.verified_samples, result.rounds) << "about 1 in 4 rounds is checked, not all";
+  EXPECT_LT(result.samples_with_outstanding_work, kOutstandingWorkStrikes);
+}
+
+TEST_F(TimingGpu, ACallThatReusesItsFirstResultIsCaught) {
+  TwiceWorkload w;
+  int calls = 0;
+  // Works once (a warm-up), then returns at once: the output stays poisoned.
+  const PairedResult result = measure_interleaved(w.workload([&](cudaStream_t s) {
+                                                    if (calls++ == 0) TwiceWorkload::run(w.in_.data(), w.out_.data(), s);
+                                                  }),
+                                                  quick_policy());
+  EXPECT_NE(result.integrity_failure.find("the timed call's result was wrong on sample 1"), std::string::npos)
+      << result.integrity_failure;
+  EXPECT_NE(result.integrity_failure.find("differ from the reference"), std::string::npos) << result.integrity_failure;
+}
+
+TEST_F(TimingGpu, WorkLeftOnAnotherStreamIsCaught) {
+  TwiceWorkload w;
+  cudaStream_t own = nullptr;
+  CUDALABS_CHECK(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking));
+  // The right result, but computed (slowly) on a stream of its own, outside the timed one.
+  const PairedResult result = measure_interleaved(w.workload([&](cudaStream_t) {
+                                                    busy_work<<<kBlocks, kThreads, 0, own>>>(out_.data(), 100000);
+                                                    TwiceWorkload::run(w.in_.data(), w.out_.data(), own);
+                                                  }),
+                                                  quick_policy());
+  CUDALABS_CHECK(cudaStreamDestroy(own));
+  EXPECT_NE(result.integrity_failure.find("work was still running on the GPU after the stream you were given finished"),
+            std::string::npos)
+      << result.integrity_failure;
+  EXPECT_EQ(result.samples_with_outstanding_work, kOutstandingWorkStrikes);
+  EXPECT_GT(result.max_outstanding_ms, kOutstandingWorkLimitMs);
+}
+
+TEST_F(TimingGpu, VerifiedRoundsAreTheFirstAndASeededQuarter) {
+  Workload work{busy(1), busy(1), {}, {}};
+  work.seed = 123;
+  EXPECT_TRUE(verifies_round(work, 0));
+  int verified = 0;
+  for (int round = 1; round <= 4000; ++round) verified += verifies_round(work, round) ? 1 : 0;
+  EXPECT_GT(verified, 800);
+  EXPECT_LT(verified, 1200);
+  work.verify_one_in = 1;
+  for (int round = 0; round < 100; ++round) EXPECT_TRUE(verifies_round(work, round));
+}
+
+TEST_F(TimingGpu, TheFlushResetsPersistingL2) {
+  L2Flusher flusher;
+  if (!flusher.has_persisting_l2()) GTEST_SKIP() << "this GPU has no persisting L2 lines";
+  int device = 0;
+  int max_persisting = 0;
+  CUDALABS_CHECK(cudaGetDevice(&device));
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device));
+  CUDALABS_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(max_persisting)));
+  std::size_t limit = 0;
+  CUDALABS_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  ASSERT_GT(limit, 0u);
+  flusher.flush(nullptr);
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  CUDALABS_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  EXPECT_EQ(limit, 0u) << "the persisting carve-out survived the flush";
+}
+
+TEST_F(TimingGpu, Fp32PeakIsPlausible) {
+  const double peak = fp32_peak_gflops();
+  EXPECT_GT(peak, 1000.0);
+  EXPECT_LT(peak, 1e6);
+  EXPECT_EQ(fp32_peak_gflops(), peak);
 }
 
 TEST_F(TimingGpu, L2FlusherCoversTheL2) {

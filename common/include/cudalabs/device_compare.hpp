@@ -11,6 +11,9 @@
 // own kernels before it returns; a failing CUDA call throws CudaError.
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
 
 #include "cudalabs/compare.hpp"
 
@@ -27,6 +30,32 @@ CompareReport compare_doubles_on_device(const double* expected, const double* ac
 // compare_ints for device arrays.
 CompareReport compare_ints_on_device(const int* expected, const int* actual, std::size_t n,
                                      std::size_t max_listed = 10);
+
+// 8-bit values (images) and unsigned counts (histograms): |actual - expected| <= abs, printed as
+// integers.
+CompareReport compare_bytes_on_device(const unsigned char* expected, const unsigned char* actual, std::size_t n,
+                                      double abs = 0, std::size_t max_listed = 10);
+CompareReport compare_uints_on_device(const unsigned* expected, const unsigned* actual, std::size_t n,
+                                      std::size_t max_listed = 10);
+
+// --- Checks of timed results (timing/interleaved.hpp's Verify hooks) ---------------------------
+// Each first waits for `stream`, then compares as above; "" when every element matches, else the
+// report's text for `what` (compare.hpp's words).
+
+// The student's and the reference's outputs of the same inputs: each may lie `tolerance` (the
+// lab's, relative to the exact result) from the exact result, so the two may differ by twice it.
+std::string check_against_reference(const float* reference, const float* actual, std::size_t n, Tolerance tolerance,
+                                    const std::string& what, cudaStream_t stream);
+std::string check_matches(const int* expected, const int* actual, std::size_t n, const std::string& what,
+                          cudaStream_t stream);
+std::string check_matches(const unsigned* expected, const unsigned* actual, std::size_t n, const std::string& what,
+                          cudaStream_t stream);
+std::string check_matches(const unsigned char* expected, const unsigned char* actual, std::size_t n, double abs,
+                          const std::string& what, cudaStream_t stream);
+
+// Queues a fill of `bytes` bytes at `data` with `value` on the stream (an output poisoned before a
+// timed call, so a call that writes nothing is caught).
+void poison_async(void* data, std::size_t bytes, unsigned char value, cudaStream_t stream);
 
 // How two device arrays of n elements of `element_size` bytes differ bit for bit.
 struct BitDifference {

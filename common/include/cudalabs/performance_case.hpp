@@ -6,18 +6,29 @@
 //   TEST_F(Performance, vector_add_2to26) {
 //     ...allocate, fill, check the student's result is correct first (a wrong answer earns nothing)...
 //     cudalabs::PerformanceWork work;
+//     work.workload.prepare  = [&](std::uint64_t seed, cudaStream_t s) { ...a, b from seed; c poisoned... };
 //     work.workload.student  = [&](cudaStream_t s) { student::vector_add(a, b, c, n, s); };
 //     work.workload.solution = [&](cudaStream_t s) { solution::vector_add(a, b, c, n, s); };
+//     work.workload.verify   = [&](std::uint64_t seed, cudaStream_t s) { ...reference into its own
+//                                buffer, compare with c; "" or what differs... };
 //     work.bytes = 3.0 * n * sizeof(float);
 //     cudalabs::run_performance_case("vector_add_2to26", work);
 //   }
 //
-// Student and solution are measured interleaved in this process (cudalabs/timing/interleaved.hpp);
-// a result whose confidence interval straddles the threshold is measured again (course
-// timing.remeasure_attempts, each with twice the samples and time). The figures go to labgrade on
-// the result stream, which scores them with the YAML's points and partial credit; the test also
-// fails, with the figures, when the verdict is short of full credit, so a student running the
-// harness by hand sees why.
+// Student and solution are measured interleaved in this process (cudalabs/timing/interleaved.hpp),
+// every sample on inputs regenerated from a seed drawn for this grade (timing/grade_seed.hpp), so
+// no call can reuse an earlier result; a result whose confidence interval straddles the threshold
+// is measured again (course timing.remeasure_attempts, each with twice the samples and time, and
+// fresh inputs).
+//
+// Integrity of the timed calls: a wrong timed result or work left running outside the given
+// stream fails the case with the reason and reports no measurement (no points); a figure beyond
+// what this GPU can physically do (timing/plausibility.hpp) is reported flagged "implausible",
+// which labgrade never scores and shows for the instructor to review.
+//
+// The figures go to labgrade on the result stream, which scores them with the YAML's points and
+// partial credit; the test also fails, with the figures, when the verdict is short of full
+// credit, so a student running the harness by hand sees why.
 #include <string_view>
 
 #include "cudalabs/timing/interleaved.hpp"

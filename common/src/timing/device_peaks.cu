@@ -124,6 +124,38 @@ double measured_copy_bandwidth_gbs() {
   return gbs;
 }
 
+int fp32_lanes_per_sm(int major, int minor) noexcept {
+  if (major < 6) return 128;  // Maxwell and Kepler (192) are far below any lab's figures; err high
+  if (major == 6) return minor == 0 ? 64 : 128;
+  if (major == 7) return 64;
+  if (major == 8) return minor == 0 ? 64 : 128;
+  return 128;
+}
+
+double fp32_peak_gflops() {
+  static std::mutex mutex;
+  static std::map<int, double> cache;
+  const int device = current_device();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache.find(device);
+    if (found != cache.end()) return found->second;
+  }
+  int sms = 0;
+  int major = 0;
+  int minor = 0;
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  std::string note;
+  double mhz = clock_attribute_mhz(cudaDevAttrClockRate, "cudaDevAttrClockRate", device, note);
+  if (mhz <= 0) mhz = 1.2 * read_clocks().sm_clock_mhz_measured;
+  const double gflops = static_cast<double>(sms) * fp32_lanes_per_sm(major, minor) * 2.0 * mhz / 1000.0;
+  const std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(device, gflops);
+  return gflops;
+}
+
 ClockReading read_clocks() {
   const int device = current_device();
   ClockReading reading;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cinttypes>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -18,6 +20,11 @@ using Clock = std::chrono::steady_clock;
 // ratio's operands to it keeps every ratio finite (a 0/0 NaN would break sorting).
 constexpr double kEventResolutionMs = 0.0005;
 
+// Seeds of warm-up launches and of the verify choice live in their own domains of round_seed,
+// so they never coincide with a timed round's.
+constexpr std::uint64_t kWarmupDomain = 0x5741524D55505345ull;  // "WARMUPSE"
+constexpr std::uint64_t kVerifyDomain = 0x5645524946595345ull;  // "VERIFYSE"
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -31,43 +38,105 @@ void launch_checked(const Launch& launch, cudaStream_t stream) {
 // The per-sample procedure shared by paired and single measurements.
 class Sampler {
  public:
-  Sampler(const Launch& restore, cudaStream_t stream) : restore_(restore), stream_(stream) {}
+  Sampler(const Prepare& prepare, cudaStream_t stream) : prepare_(prepare), stream_(stream) {}
 
-  void warm(const Launch& launch) {
-    if (restore_) restore_(stream_);
+  void warm(const Launch& launch, std::uint64_t seed) {
+    if (prepare_) prepare_(seed, stream_);
     launch_checked(launch, stream_);
   }
 
-  double sample_ms(const Launch& launch) {
-    if (restore_) restore_(stream_);
-    flusher_.flush(stream_);
+  // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
+  // launches), is done before the first sample, so no sample waits for it.
+  void finish_warmup() { CUDALABS_CHECK(cudaDeviceSynchronize()); }
+
+  double sample_ms(const Launch& launch, std::uint64_t seed) {
+    if (prepare_) prepare_(seed, stream_);
+    flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     timer_.start(stream_);
     launch_checked(launch, stream_);
     timer_.stop(stream_);
-    return timer_.elapsed_ms();
+    return timer_.elapsed_ms();  // waits for the stop event
   }
 
-  void finish_warmup() { CUDALABS_CHECK(cudaStreamSynchronize(stream_)); }
+  // Call right after sample_ms: how long the device took to finish what was still queued
+  // anywhere in this context once the timed stream had finished. Near zero unless the timed
+  // call left work on another stream.
+  static double outstanding_ms() {
+    const Clock::time_point before = Clock::now();
+    CUDALABS_CHECK(cudaDeviceSynchronize());
+    return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+  }
 
  private:
-  const Launch& restore_;
+  const Prepare& prepare_;
   cudaStream_t stream_;
   L2Flusher flusher_;
   EventTimer timer_;
 };
 
+// The student side of a round: sample, then the untimed checks. Returns the sample's time and
+// fills result.integrity_failure when the checks found one.
+double student_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
+                      PairedResult& result) {
+  const double ms = sampler.sample_ms(work.student, seed);
+  const double outstanding = Sampler::outstanding_ms();
+  if (outstanding > kOutstandingWorkLimitMs) {
+    ++result.samples_with_outstanding_work;
+    result.max_outstanding_ms = std::max(result.max_outstanding_ms, outstanding);
+    if (result.samples_with_outstanding_work >= kOutstandingWorkStrikes) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "work was still running on the GPU after the stream you were given finished (after %d of %d "
+                    "timed calls; the device needed up to %.3f ms more to go idle): launch everything on that stream",
+                    result.samples_with_outstanding_work, round + 1, result.max_outstanding_ms);
+      result.integrity_failure = text;
+      return ms;
+    }
+  }
+  if (work.verify && verifies_round(work, round)) {
+    ++result.verified_samples;
+    const std::string wrong = work.verify(seed, stream);
+    if (!wrong.empty()) {
+      char text[128];
+      std::snprintf(text, sizeof text, "the timed call's result was wrong on sample %d (inputs from seed %#018" PRIx64 "): ",
+                    round + 1, seed);
+      result.integrity_failure = text + wrong;
+    }
+  }
+  return ms;
+}
+
 }  // namespace
+
+std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept {
+  std::uint64_t z = base + (index + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+bool verifies_round(const Workload& work, int round) noexcept {
+  if (round == 0 || work.verify_one_in <= 1) return true;
+  return round_seed(work.seed ^ kVerifyDomain, static_cast<std::uint64_t>(round)) %
+             static_cast<std::uint64_t>(work.verify_one_in) ==
+         0;
+}
 
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream) {
   validate(policy);
   if (!work.student || !work.solution) {
     throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
   }
+  if (work.verify_one_in < 1) {
+    throw std::invalid_argument("measure_interleaved: verify_one_in must be >= 1, got " +
+                                std::to_string(work.verify_one_in));
+  }
   const Clock::time_point started = Clock::now();
-  Sampler sampler(work.restore_inputs, stream);
+  Sampler sampler(work.prepare, stream);
   for (int i = 0; i < policy.warmup; ++i) {
-    sampler.warm(work.student);
-    sampler.warm(work.solution);
+    const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
+    sampler.warm(work.student, seed);
+    sampler.warm(work.solution, seed);
   }
   sampler.finish_warmup();
 
@@ -81,15 +150,18 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
 
   PairedResult result;
   for (int round = 0;; ++round) {
+    const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
     // Alternate which goes first, so an order effect appears in both directions equally.
     if (round % 2 == 0) {
-      student_ms = sampler.sample_ms(work.student);
-      solution_ms = sampler.sample_ms(work.solution);
+      student_ms = student_sample(sampler, work, round, seed, stream, result);
+      if (!result.integrity_failure.empty()) break;
+      solution_ms = sampler.sample_ms(work.solution, seed);
     } else {
-      solution_ms = sampler.sample_ms(work.solution);
-      student_ms = sampler.sample_ms(work.student);
+      solution_ms = sampler.sample_ms(work.solution, seed);
+      student_ms = student_sample(sampler, work, round, seed, stream, result);
+      if (!result.integrity_failure.empty()) break;
     }
     student.push_back(student_ms);
     solution.push_back(solution_ms);
@@ -97,27 +169,31 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     result.ratio = summarize(ratio, policy.confidence);
     if (should_stop(result.ratio, seconds_since(started), policy, &result.target_met)) break;
   }
+  if (!result.integrity_failure.empty()) result.target_met = false;
   result.rounds = static_cast<int>(ratio.size());
+  result.ratio = summarize(ratio, policy.confidence);
   result.student_ms = summarize(student, policy.confidence);
   result.solution_ms = summarize(solution, policy.confidence);
   result.seconds_spent = seconds_since(started);
   return result;
 }
 
-SampleSummary measure_single(const Launch& launch, Launch restore, const SamplingPolicy& policy,
-                             cudaStream_t stream) {
+SampleSummary measure_single(const Launch& launch, const Prepare& prepare, const SamplingPolicy& policy,
+                             cudaStream_t stream, std::uint64_t seed) {
   validate(policy);
   if (!launch) throw std::invalid_argument("measure_single: empty launch");
   const Clock::time_point started = Clock::now();
-  Sampler sampler(restore, stream);
-  for (int i = 0; i < policy.warmup; ++i) sampler.warm(launch);
+  Sampler sampler(prepare, stream);
+  for (int i = 0; i < policy.warmup; ++i) {
+    sampler.warm(launch, round_seed(seed ^ kWarmupDomain, static_cast<std::uint64_t>(i)));
+  }
   sampler.finish_warmup();
 
   std::vector<double> times;
   times.reserve(static_cast<std::size_t>(policy.max_samples));
   SampleSummary summary;
-  for (;;) {
-    times.push_back(sampler.sample_ms(launch));
+  for (std::uint64_t index = 0;; ++index) {
+    times.push_back(sampler.sample_ms(launch, round_seed(seed, index)));
     summary = summarize(times, policy.confidence);
     if (should_stop(summary, seconds_since(started), policy, nullptr)) break;
   }

@@ -39,6 +39,9 @@ L2Flusher::L2Flusher() {
   int device = 0;
   CUDALABS_CHECK(cudaGetDevice(&device));
   l2_bytes_ = device_l2_bytes(device);
+  int persisting_max = 0;
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, device));
+  persisting_l2_max_bytes_ = persisting_max > 0 ? static_cast<std::size_t>(persisting_max) : 0;
   buffer_ = DeviceBuffer<uint4>((2 * l2_bytes_ + sizeof(uint4) - 1) / sizeof(uint4));
   buffer_.fill_bytes(0);  // the checksum above relies on zeros
   sink_ = DeviceBuffer<unsigned>(1);
@@ -53,7 +56,17 @@ L2Flusher::L2Flusher() {
   CUDALABS_CHECK(cudaDeviceSynchronize());  // the zero fill is done before any flush reads
 }
 
+void L2Flusher::reset_persisting() {
+  if (!has_persisting_l2()) return;
+  // The limit first: with no carve-out, no access can make a line persist again after the reset.
+  std::size_t limit = 0;
+  CUDALABS_CHECK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+  if (limit != 0) CUDALABS_CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+  CUDALABS_CHECK(cudaCtxResetPersistingL2Cache());
+}
+
 void L2Flusher::flush(cudaStream_t stream) {
+  reset_persisting();
   read_everything<<<grid_, block_, 0, stream>>>(buffer_.data(), buffer_.size(), 1u, sink_.data());
   CUDALABS_CHECK_LAUNCH();
 }

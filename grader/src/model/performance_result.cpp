@@ -44,6 +44,13 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
     const nlohmann::json& clocks = event.at("clocks");
     m.sm_clock_mhz = clocks.at("sm_mhz_measured").get<double>();
     m.clock_note = clocks.at("note").get<std::string>();
+    m.implausible = event.at("implausible").get<bool>();
+    m.implausible_reason = event.value("implausible_reason", std::string());
+    m.bandwidth_limit_gbs = event.value("bandwidth_limit_gbs", 0.0);
+    m.flops_limit_gflops = event.value("flops_limit_gflops", 0.0);
+    m.verified_samples = event.value("verified_samples", 0);
+    m.timing_seed = event.value("timing_seed", std::string());
+    m.case_seed = event.value("case_seed", std::string());
     return m;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
@@ -69,6 +76,13 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"peak_gflops", m.peak_gflops},
           {"sm_clock_mhz", m.sm_clock_mhz},
           {"clock_note", m.clock_note},
+          {"implausible", m.implausible},
+          {"implausible_reason", m.implausible_reason},
+          {"bandwidth_limit_gbs", m.bandwidth_limit_gbs},
+          {"flops_limit_gflops", m.flops_limit_gflops},
+          {"verified_samples", m.verified_samples},
+          {"timing_seed", m.timing_seed},
+          {"case_seed", m.case_seed},
           {"verdict",
            {{"applicable", v.applicable},
             {"limit", v.limit},

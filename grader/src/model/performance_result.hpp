@@ -35,11 +35,21 @@ struct PerformanceMeasurement {
   double peak_gflops = 0;
   double sm_clock_mhz = 0;  // measured during the run
   std::string clock_note;
+  // How far the timed calls can be trusted (cudalabs/timing/plausibility.hpp, grade_seed.hpp).
+  bool implausible = false;          // beyond what the GPU can do: never scored, flagged for review
+  std::string implausible_reason;
+  double bandwidth_limit_gbs = 0;    // the highest believable figures; 0 when not checked
+  double flops_limit_gflops = 0;
+  int verified_samples = 0;          // timed student calls whose output was checked
+  std::string timing_seed;           // the grade's seed: reruns the harness on the same inputs
+  std::string case_seed;
 
   cudalabs::config::Timings timings() const;
 };
 
-// nullopt when the event lacks a field or has one of the wrong type.
+// nullopt when the event lacks a field or has one of the wrong type. "implausible" is required
+// (a measurement that does not say whether it is believable is not scored); the other integrity
+// fields are optional.
 std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& event);
 
 struct PerformanceResult {

@@ -9,20 +9,29 @@
 #include <fmt/format.h>
 
 namespace labgrade {
+namespace {
 
-std::string new_result_token() {
-  std::uint8_t bytes[16];
+// `count` bytes from the kernel's random source, as hex digits.
+std::string random_hex(std::size_t count) {
+  std::uint8_t bytes[32];
+  if (count > sizeof bytes) throw std::logic_error("random_hex: at most 32 bytes");
   std::size_t filled = 0;
-  while (filled < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + filled, sizeof bytes - filled, 0);
+  while (filled < count) {
+    const ssize_t n = ::getrandom(bytes + filled, count - filled, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw std::runtime_error("labgrade: the kernel's random source (getrandom) failed");
     filled += static_cast<std::size_t>(n);
   }
-  std::string token;
-  for (const std::uint8_t byte : bytes) token += fmt::format("{:02x}", byte);
-  return token;
+  std::string hex;
+  for (std::size_t i = 0; i < count; ++i) hex += fmt::format("{:02x}", bytes[i]);
+  return hex;
 }
+
+}  // namespace
+
+std::string new_result_token() { return random_hex(16); }
+
+std::string new_timing_seed() { return "0x" + random_hex(8); }
 
 std::optional<nlohmann::json> trusted_event(const std::string& line, const std::string& token) {
   if (token.empty()) return std::nullopt;

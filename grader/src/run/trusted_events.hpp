@@ -12,6 +12,12 @@ namespace labgrade {
 // 32 hex digits from the kernel's random source; a new one for every harness process.
 std::string new_result_token();
 
+// The seed of one grade's timed inputs ("0x" and 16 hex digits, from the kernel's random source),
+// passed to every test process of the grade in CUDALABS_TIMING_SEED
+// (common/include/cudalabs/timing/grade_seed.hpp): drawn when the grade starts, so no submission
+// can know its inputs in advance.
+std::string new_timing_seed();
+
 // The event when `line` is a JSON object with an "event" field and "token" equal to `token`;
 // nullopt for anything else (forged, garbled, or cut off).
 std::optional<nlohmann::json> trusted_event(const std::string& line, const std::string& token);

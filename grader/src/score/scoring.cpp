@@ -73,6 +73,13 @@ std::vector<ScoredTest> score_performance(const cudalabs::config::LabConfig& lab
       PerformanceResult result{m, cudalabs::config::judge(spec, cudalabs::config::figure_for(spec.threshold.kind,
                                                                                               m.timings()),
                                                           m.device)};
+      if (m.implausible) {
+        // A figure this GPU cannot reach was not earned by the code: no points, whatever the verdict.
+        result.verdict.credit = 0;
+        result.verdict.explanation = "IMPLAUSIBLE, not scored (for the instructor to review): " +
+                                     m.implausible_reason + "; the verdict it would have had: " +
+                                     result.verdict.explanation;
+      }
       test.points_earned = spec.points * result.verdict.credit;
       // The verdict is labgrade's, from the figures; the harness's own pass/fail is not needed.
       test.outcome.status = result.verdict.credit >= 1.0 ? TestStatus::Passed : TestStatus::Failed;

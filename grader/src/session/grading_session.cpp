@@ -14,8 +14,10 @@
 #include "checks/symbol_scan.hpp"
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
+#include "cudalabs/timing/grade_seed.hpp"
 #include "run/sanitizer_pass.hpp"
 #include "run/suite_runner.hpp"
+#include "run/trusted_events.hpp"
 #include "sandbox/containment_rules.hpp"
 #include "score/scoring.hpp"
 #include "stage/staging.hpp"
@@ -185,7 +187,8 @@ GradeResult run(const CoursePaths& paths, const RunRequest& request, bool graded
   invocation.harness = place_harness(harness, binary_dir);
   invocation.working_dir = run_dir;
   invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(paths.lab_config(request.lab)).string()},
-                    {"CUDALABS_COURSE_CONFIG", fs::absolute(paths.course_config()).string()}};
+                    {"CUDALABS_COURSE_CONFIG", fs::absolute(paths.course_config()).string()},
+                    {cudalabs::timing::kTimingSeedVariable, new_timing_seed()}};
   invocation.test_timeout_seconds = loaded.lab.timeout_for_tests(loaded.course);
   invocation.max_output_bytes = loaded.course.max_output_bytes;
   invocation.limits = test_process_limits(loaded.course.limits);

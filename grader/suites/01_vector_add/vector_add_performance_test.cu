@@ -1,7 +1,11 @@
 // Lab 01 performance cases (config/labs/01_vector_add.yaml `performance:`). Each first checks the
 // student's result at the timed size (a wrong answer earns nothing), then times student against
-// solution, interleaved in this process, with the L2 flushed before every sample.
+// solution, interleaved in this process, with the L2 flushed before every sample. Every sample
+// runs on inputs generated on the GPU from that round's seed, with the output poisoned; the
+// timed student calls' outputs are checked against the reference's on the same inputs.
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -9,6 +13,8 @@
 #include "cudalabs/compare.hpp"
 #include "cudalabs/compare_gtest.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -16,8 +22,9 @@
 #include "implementations.cuh"
 #include "lab01_test_support.cuh"
 
-
 namespace {
+
+using cudalabs::timing::round_seed;
 
 constexpr std::size_t kTimedSize = std::size_t{1} << 26;
 
@@ -35,12 +42,23 @@ TEST_F(Performance, vector_add_2to26) {
                                 "c = a + b"))
       << "a wrong result is not timed";
 
+  cudalabs::DeviceBuffer<float> expected(kTimedSize);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_uniform_floats(da.data(), kTimedSize, round_seed(seed, 0), -1.0f, 1.0f, stream);
+    cudalabs::fill_uniform_floats(db.data(), kTimedSize, round_seed(seed, 1), -1.0f, 1.0f, stream);
+    cudalabs::poison_async(dc.data(), dc.bytes(), lab01::kPoisonByte, stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::vector_add(da.data(), db.data(), dc.data(), kTimedSize, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::vector_add(da.data(), db.data(), dc.data(), kTimedSize, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::vector_add(da.data(), db.data(), expected.data(), kTimedSize, stream));
+    return cudalabs::check_against_reference(expected.data(), dc.data(), kTimedSize,
+                                             cudalabs::lab_tolerance("vector_add"), "c", stream);
   };
   work.bytes = 3.0 * kTimedSize * sizeof(float);  // read a and b, write c
   cudalabs::run_performance_case("vector_add_2to26", work);
@@ -50,7 +68,7 @@ TEST_F(Performance, saxpy_2to26) {
   const float alpha = 1.75f;
   const std::vector<float> x = cudalabs::uniform_floats(kTimedSize, 103);
   const std::vector<float> y = cudalabs::uniform_floats(kTimedSize, 104);
-  cudalabs::DeviceBuffer<float> dx(x), dy(y), pristine_y(y);
+  cudalabs::DeviceBuffer<float> dx(x), dy(y);
   ASSERT_TRUE(lab01::call_and_wait("saxpy", kTimedSize,
                                    [&] { return student::saxpy(alpha, dx.data(), dy.data(), kTimedSize); }));
   ASSERT_TRUE(cudalabs::matches(cudalabs::compare_floats(lab01::cpu_saxpy(alpha, x, y), dy.copy_to_host(),
@@ -58,10 +76,19 @@ TEST_F(Performance, saxpy_2to26) {
                                 "y = alpha * x + y"))
       << "a wrong result is not timed";
 
+  // saxpy works in place: every sample regenerates y, and the check computes the reference from
+  // its own copy of the round's y.
+  cudalabs::DeviceBuffer<float> expected(kTimedSize);
   cudalabs::PerformanceWork work;
-  // saxpy works in place: every sample starts from the same y.
-  work.workload.restore_inputs = [&](cudaStream_t stream) {
-    CUDALABS_CHECK(cudaMemcpyAsync(dy.data(), pristine_y.data(), dy.bytes(), cudaMemcpyDeviceToDevice, stream));
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_uniform_floats(dx.data(), kTimedSize, round_seed(seed, 0), -1.0f, 1.0f, stream);
+    cudalabs::fill_uniform_floats(dy.data(), kTimedSize, round_seed(seed, 1), -1.0f, 1.0f, stream);
+  };
+  work.workload.verify = [&](std::uint64_t seed, cudaStream_t stream) -> std::string {
+    cudalabs::fill_uniform_floats(expected.data(), kTimedSize, round_seed(seed, 1), -1.0f, 1.0f, stream);
+    CUDALABS_CHECK(solution::saxpy(alpha, dx.data(), expected.data(), kTimedSize, stream));
+    return cudalabs::check_against_reference(expected.data(), dy.data(), kTimedSize,
+                                             cudalabs::lab_tolerance("saxpy"), "y", stream);
   };
   work.workload.student = [&](cudaStream_t stream) { student::saxpy(alpha, dx.data(), dy.data(), kTimedSize, stream); };
   work.workload.solution = [&](cudaStream_t stream) {

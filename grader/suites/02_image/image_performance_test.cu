@@ -3,14 +3,19 @@
 // nothing), then times student against solution, interleaved in this process, with the L2
 // flushed before every sample. rgb_to_gray is checked against the CPU; sobel against the
 // reference solution, itself spot-checked against the CPU (a full CPU Sobel of 64 Mpixels would
-// take most of the test's time).
+// take most of the test's time). Every timed sample runs on an image generated on the GPU from
+// that round's seed, with the output poisoned; the timed student calls' outputs are checked
+// against the reference's on the same image.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -19,6 +24,8 @@
 #include "lab02_test_support.cuh"
 
 namespace {
+
+using cudalabs::timing::round_seed;
 
 constexpr int kSide = 8192;
 constexpr std::size_t kPixels = static_cast<std::size_t>(kSide) * kSide;
@@ -36,7 +43,17 @@ TEST_F(Performance, rgb_to_gray_8192) {
                                    cudalabs::lab_tolerance("rgb_to_gray"), "gray"))
       << "a wrong result is not timed";
 
+  cudalabs::DeviceBuffer<unsigned char> expected(kPixels);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_random_bytes(in.data(), in.size(), round_seed(seed, 0), stream);
+    cudalabs::poison_async(out.data(), out.bytes(), lab02::kPoisonByte, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::rgb_to_gray(in.data(), rgb.pitch, expected.data(), kSide, kSide, kSide, stream));
+    const auto abs = static_cast<long long>(2 * cudalabs::lab_tolerance("rgb_to_gray").abs);
+    return cudalabs::check_matches(expected.data(), out.data(), kPixels, abs, "the gray image", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::rgb_to_gray(in.data(), rgb.pitch, out.data(), kSide, kSide, kSide, stream);
   };
@@ -83,6 +100,16 @@ TEST_F(Performance, sobel_8192) {
       << "a wrong result is not timed";
 
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_random_bytes(in.data(), in.size(), round_seed(seed, 0), stream);
+    cudalabs::poison_async(out.data(), out.bytes(), lab02::kPoisonByte, stream);
+  };
+  // The reference of the round goes into `reference`, checked against the CPU above.
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::sobel(in.data(), kSide, reference.data(), kSide, kSide, kSide, stream));
+    const auto abs = static_cast<long long>(2 * cudalabs::lab_tolerance("sobel").abs);
+    return cudalabs::check_matches(reference.data(), out.data(), kPixels, abs, "the edge image", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::sobel(in.data(), kSide, out.data(), kSide, kSide, kSide, stream);
   };

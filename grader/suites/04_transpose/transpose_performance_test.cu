@@ -3,8 +3,11 @@
 // function against the reference's function of the same step, interleaved in this process, with
 // the L2 flushed before every sample. A transpose moves rows * cols floats in and out:
 // 2 * 4 * rows * cols bytes, against which GB/s and the fraction of copy bandwidth are computed.
+// Every timed sample transposes a matrix generated on the GPU from that round's seed into a
+// poisoned output; the timed student calls' outputs are checked against the reference's.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -12,6 +15,8 @@
 #include "cudalabs/compare.hpp"
 #include "cudalabs/compare_gtest.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/lab_settings.hpp"
@@ -19,6 +24,8 @@
 #include "implementations.cuh"
 
 namespace {
+
+using cudalabs::timing::round_seed;
 
 class Performance : public cudalabs::GpuTest {};
 
@@ -36,7 +43,17 @@ void time_transpose(const char* case_name, const lab04::Implementation& impl, st
                                 lab04::describe_output(rows, cols)))
       << "a wrong result is not timed";
 
+  cudalabs::DeviceBuffer<float> expected(n);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t round, cudaStream_t stream) {
+    cudalabs::fill_uniform_floats(din.data(), n, round_seed(round, 0), -1.0f, 1.0f, stream);
+    cudalabs::poison_async(dout.data(), dout.bytes(), cudalabs::kPoisonByte, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(impl.solution(din.data(), expected.data(), rows, cols, stream));
+    return cudalabs::check_against_reference(expected.data(), dout.data(), n, cudalabs::lab_tolerance("transpose"),
+                                             "the transposed matrix", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) { impl.student(din.data(), dout.data(), rows, cols, stream); };
   work.workload.solution = [&](cudaStream_t stream) { impl.solution(din.data(), dout.data(), rows, cols, stream); };
   work.bytes = 2.0 * static_cast<double>(n) * sizeof(float);  // read in, write out

@@ -3,12 +3,19 @@
 // student against solution, interleaved in this process, with the L2 flushed before every sample.
 // Each implementation gets its own workspace of the size it asked for, allocated once (as a
 // caller that scans repeatedly would do), so the timed calls also show that reusing it works.
+// Every timed sample scans values generated on the GPU from that round's seed into poisoned
+// outputs; the timed student calls' outputs are checked against the reference's.
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/performance_case.hpp"
 #include "implementations.cuh"
@@ -17,7 +24,14 @@ namespace {
 
 constexpr std::size_t kTimedSize = std::size_t{1} << 26;
 
+using cudalabs::timing::round_seed;
+
 class Performance : public cudalabs::GpuTest {};
+
+// A round's values, as lab06::random_ints makes them on the host.
+void generate_values(int* data, std::uint64_t seed, cudaStream_t stream) {
+  cudalabs::fill_uniform_ints(data, kTimedSize, round_seed(seed, 0), -1000, 1000, stream);
+}
 
 // The workspace an implementation asked for (null when it asked for none), garbage-filled once.
 struct Workspace {
@@ -43,7 +57,17 @@ TEST_F(Performance, inclusive_scan_2to26) {
                                 lab06::formula(true)))
       << "a wrong result is not timed";
 
+  cudalabs::DeviceBuffer<int> expected(kTimedSize);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    generate_values(in.data(), seed, stream);
+    cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::inclusive_scan(in.data(), expected.data(), kTimedSize, solution_ws.data(),
+                                            solution_ws.bytes, stream));
+    return cudalabs::check_matches(expected.data(), out.data(), kTimedSize, "out", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::inclusive_scan(in.data(), out.data(), kTimedSize, student_ws.data(), student_ws.bytes, stream);
   };
@@ -75,7 +99,24 @@ TEST_F(Performance, compact_2to26) {
   ASSERT_TRUE(cudalabs::matches(cudalabs::compare_ints(kept, head), "out[0 .. count) = the elements > threshold"))
       << "a wrong result is not timed";
 
+  cudalabs::DeviceBuffer<int> expected(kTimedSize), expected_count(1);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    generate_values(in.data(), seed, stream);
+    cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
+    cudalabs::poison_async(count.data(), count.bytes(), cudalabs::kPoisonByte, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::compact(in.data(), expected.data(), expected_count.data(), kTimedSize, kThreshold,
+                                     solution_ws.data(), solution_ws.bytes, stream));
+    CUDALABS_CHECK(cudaStreamSynchronize(stream));
+    const int expected_kept = expected_count.copy_to_host().front(), kept = count.copy_to_host().front();
+    if (kept != expected_kept) {
+      return "*count is " + std::to_string(kept) + ", the reference's " + std::to_string(expected_kept);
+    }
+    return cudalabs::check_matches(expected.data(), out.data(), static_cast<std::size_t>(expected_kept),
+                                   "out[0 .. count)", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::compact(in.data(), out.data(), count.data(), kTimedSize, kThreshold, student_ws.data(), student_ws.bytes,
                      stream);

@@ -1,13 +1,21 @@
 // Lab 07 performance cases (config/labs/07_histogram.yaml `performance:`): histogram_shared on
 // 2^28 bytes, uniformly random and all equal. Each first checks the student's result at the
 // timed size (a wrong answer earns nothing), then times student against solution, interleaved in
-// this process, with the L2 flushed before every sample.
+// this process, with the L2 flushed before every sample. Every timed sample counts bytes generated
+// on the GPU from that round's seed (the all-equal case: one byte value the seed chooses) into
+// poisoned bins; the timed student calls' bins are checked against the reference's.
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/performance_case.hpp"
 #include "implementations.cuh"
@@ -17,9 +25,23 @@ namespace {
 
 constexpr std::size_t kTimedSize = std::size_t{1} << 28;  // 256 MiB, as CUB's baseline figures
 
+using cudalabs::timing::round_seed;
+
 class Performance : public cudalabs::GpuTest {};
 
-void time_histogram_shared(const char* case_name, const std::vector<unsigned char>& data) {
+// Fills `data` (n bytes) with a round's bytes.
+using Generate = std::function<void(unsigned char* data, std::size_t n, std::uint64_t seed, cudaStream_t stream)>;
+
+void random_bytes_on_device(unsigned char* data, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  cudalabs::fill_random_bytes(data, n, round_seed(seed, 0), stream);
+}
+
+void equal_bytes_on_device(unsigned char* data, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  CUDALABS_CHECK(cudaMemsetAsync(data, static_cast<int>(round_seed(seed, 0) & 0xFF), n, stream));
+}
+
+// `data` is the (checked) untimed input; timed rounds get theirs from `generate`.
+void time_histogram_shared(const char* case_name, const std::vector<unsigned char>& data, const Generate& generate) {
   const std::size_t n = data.size();
   cudalabs::DeviceBuffer<unsigned char> device_data(data);
   cudalabs::DeviceBuffer<unsigned int> bins(lab07::kBins);
@@ -30,8 +52,16 @@ void time_histogram_shared(const char* case_name, const std::vector<unsigned cha
   ASSERT_TRUE(lab07::bins_match(lab07::cpu_histogram(data), bins.copy_to_host(), "bins"))
       << "a wrong result is not timed";
 
-  // The bins are overwritten by every call, so no input needs restoring between samples.
+  cudalabs::DeviceBuffer<unsigned int> expected(lab07::kBins);
   cudalabs::PerformanceWork work;
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    generate(device_data.data(), n, seed, stream);
+    cudalabs::poison_async(bins.data(), bins.bytes(), cudalabs::kPoisonByte, stream);
+  };
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(solution::histogram_shared(device_data.data(), n, expected.data(), stream));
+    return cudalabs::check_matches(expected.data(), bins.data(), lab07::kBins, "bins", stream);
+  };
   work.workload.student = [&](cudaStream_t stream) {
     student::histogram_shared(device_data.data(), n, bins.data(), stream);
   };
@@ -43,12 +73,13 @@ void time_histogram_shared(const char* case_name, const std::vector<unsigned cha
 }
 
 TEST_F(Performance, shared_uniform_2to28) {
-  time_histogram_shared("shared_uniform_2to28", lab07::random_bytes(kTimedSize, 7901));
+  time_histogram_shared("shared_uniform_2to28", lab07::random_bytes(kTimedSize, 7901), &random_bytes_on_device);
 }
 
-// The contention case: every byte 0x5A, every update wants the same counter.
+// The contention case: every byte equal (0x5A when checked; a value of the round's seed when
+// timed), every update wants the same counter.
 TEST_F(Performance, shared_all_equal_2to28) {
-  time_histogram_shared("shared_all_equal_2to28", lab07::all_equal_bytes(kTimedSize, 0x5A));
+  time_histogram_shared("shared_all_equal_2to28", lab07::all_equal_bytes(kTimedSize, 0x5A), &equal_bytes_on_device);
 }
 
 }  // namespace

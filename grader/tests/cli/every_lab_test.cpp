@@ -12,7 +12,8 @@
 // expected_grade.json:
 //   {"why": "one thread per output, no tiling: correct but slow",
 //    "points_min": 80, "points_max": 92,                  // inclusive bounds on points_earned
-//    "passed": ["Matmul.Square64"], "failed": ["Performance.matmul_4096"]}   // optional
+//    "passed": ["Matmul.Square64"], "failed": ["Performance.matmul_4096"],   // optional
+//    "messages": {"Performance.matmul_4096": "text the test's message must contain"}}  // optional
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,9 @@ TEST_P(LabFixture, LandsWhereItsExpectedGradeSays) {
   for (const auto& name : expected.value("failed", nlohmann::json::array())) {
     const auto& test = test_named(run.report, name);
     EXPECT_LT(test["points_earned"].get<double>(), test["points_possible"].get<double>()) << name;
+  }
+  for (const auto& [name, text] : expected.value("messages", nlohmann::json::object()).items()) {
+    EXPECT_CONTAINS(test_named(run.report, name)["message"].get<std::string>(), text.get<std::string>()) << name;
   }
 }
 

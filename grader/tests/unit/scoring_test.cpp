@@ -139,7 +139,9 @@ TEST(PerformanceMeasurementEvent, ParsesWhatTheHarnessSendsAndRejectsTheRest) {
     "student_ms":{"median":1,"low":0.9,"high":1.1,"samples":20},"solution_ms":{"median":1,"low":0.9,"high":1.1,"samples":20},
     "ratio":{"median":1,"low":0.99,"high":1.01,"samples":20},"target_met":true,"rounds":20,"remeasured":0,"seconds":0.5,
     "bytes":100,"flops":0,"achieved_gbs":1,"achieved_gflops":0,"peak_bandwidth_gbs":2,"peak_gflops":0,
-    "clocks":{"sm_mhz_measured":1980,"sm_mhz_max":0,"memory_mhz":0,"note":""}})");
+    "clocks":{"sm_mhz_measured":1980,"sm_mhz_max":0,"memory_mhz":0,"note":""},"implausible":false,
+    "implausible_reason":"","bandwidth_limit_gbs":3300,"flops_limit_gflops":0,"verified_samples":6,
+    "timing_seed":"0x00000000000004d2","case_seed":"0x1234567890abcdef"})");
   const auto measurement = parse_measurement(event);
   ASSERT_TRUE(measurement);
   EXPECT_EQ(measurement->rounds, 20);
@@ -151,6 +153,31 @@ TEST(PerformanceMeasurementEvent, ParsesWhatTheHarnessSendsAndRejectsTheRest) {
   broken = event;
   broken.erase("student_ms");
   EXPECT_FALSE(parse_measurement(broken));
+  // Whether the figure is believable must be said.
+  broken = event;
+  broken.erase("implausible");
+  EXPECT_FALSE(parse_measurement(broken));
+  EXPECT_EQ(measurement->verified_samples, 6);
+  EXPECT_EQ(measurement->timing_seed, "0x00000000000004d2");
+  EXPECT_DOUBLE_EQ(measurement->bandwidth_limit_gbs, 3300);
+}
+
+TEST(PerformanceScoring, AnImplausibleFigureEarnsNothingAndIsFlagged) {
+  const auto lab = lab_with_a_timed_case();
+  PerformanceMeasurement m = measured_ratio(0.0045, 0.0044, 0.0046);  // 224x faster than the reference
+  m.implausible = true;
+  m.implausible_reason = "645277 GB/s is 224.1x this GPU's measured copy bandwidth (2880 GB/s)";
+  const auto tests =
+      score_performance(lab, {{"Performance.vector_add_2to26", TestStatus::Passed, "", 2}},
+                        {{"Performance.vector_add_2to26", m}}, false);
+  EXPECT_DOUBLE_EQ(tests.at(0).points_earned, 0);
+  EXPECT_EQ(tests.at(0).outcome.status, TestStatus::Failed);
+  EXPECT_NE(tests.at(0).outcome.message.find("IMPLAUSIBLE, not scored (for the instructor to review): 645277 GB/s"),
+            std::string::npos)
+      << tests.at(0).outcome.message;
+  ASSERT_TRUE(tests.at(0).performance);
+  EXPECT_EQ(tests.at(0).performance->verdict.explanation.rfind("IMPLAUSIBLE, not scored", 0), 0u);
+  EXPECT_TRUE(to_json(*tests.at(0).performance)["implausible"].get<bool>());
 }
 
 }  // namespace

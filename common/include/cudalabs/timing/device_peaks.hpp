@@ -13,6 +13,16 @@ namespace cudalabs::timing {
 // on the memory bus): on an H100, c = a + b measured 103.5% of this copy figure.
 double measured_copy_bandwidth_gbs();
 
+// FP32 peak of the current device in GFLOP/s: SMs x FP32 lanes per SM (by compute capability)
+// x 2 (a fused multiply-add) x the maximum SM clock (cudaDevAttrClockRate; where the runtime does
+// not offer it, 1.2x the clock measured now, as boost rarely exceeds that). Tensor cores are not
+// counted. Cached per device; thread-safe. Throws CudaError on CUDA failure.
+double fp32_peak_gflops();
+
+// FP32 lanes per SM for a compute capability (64 on 6.0, 7.x and 8.0; 128 on the others from
+// 6.1 on, and on unknown newer ones, erring high: a higher peak only loosens the check using it).
+int fp32_lanes_per_sm(int major, int minor) noexcept;
+
 struct ClockReading {
   double sm_clock_mhz_measured = 0;  // clock64() cycles per event-timed microsecond, now
   double sm_clock_mhz_max = 0;       // cudaDevAttrClockRate (peak), 0 when not offered

@@ -6,9 +6,19 @@
 // or cooler GPU) cancels over pairs of rounds. The ratio student/solution is taken per round and
 // its median is what verdicts use: pairing removes the drift that separate medians would keep.
 //
-// Every sample: restore_inputs (if set), L2 flush, event start, launch, event stop, wait.
-// Only the launch lies between the events; restore and flush are queued before the start event.
+// A timed student call is untrusted. Every sample:
+//   prepare(seed of this round)  fresh inputs, poisoned outputs (untimed; both sides of a round
+//                                get the same seed, so they time the same data)
+//   L2 flush                     persisting-L2 lines and limit reset first (l2_flush.hpp)
+//   event start, launch, event stop, wait for the stop event
+// and after each student sample, untimed:
+//   device-idle check            cudaDeviceSynchronize, timed on the host: work the call queued
+//                                on another stream is still running when it takes long
+//   verify(seed), some samples   the call's output against the reference's for the same inputs
+// Only the launch lies between the events.
+#include <cstdint>
 #include <functional>
+#include <string>
 
 #include <cuda_runtime.h>
 
@@ -20,12 +30,28 @@ namespace cudalabs::timing {
 // Queues one run of an implementation on the given stream (kernel launches, async copies).
 using Launch = std::function<void(cudaStream_t)>;
 
+// Untimed, before every sample and warm-up launch: regenerate every input of the call from
+// `seed` (deterministically: the same seed gives the same inputs) and poison every output,
+// queued on the stream. Inputs a call may modify (in-place operations) are covered by this too.
+using Prepare = std::function<void(std::uint64_t seed, cudaStream_t)>;
+
+// Untimed, after a student sample chosen for checking: compares what the timed call left in its
+// outputs with the reference solution's output for the inputs of `seed`, computed now into
+// buffers of the check's own. Returns "" when right, else what is wrong (first mismatch...).
+// May synchronize; runs after the device-idle check, so the student's work is complete.
+using Verify = std::function<std::string(std::uint64_t seed, cudaStream_t)>;
+
 struct Workload {
   Launch student;
   Launch solution;
-  // May be empty. Called before every sample (and every warm-up launch) when the kernel works in
-  // place, to put the inputs back; it is not timed.
-  Launch restore_inputs;
+  Prepare prepare{};  // may be empty: the inputs stay as they are (benchmarks of trusted code)
+  Verify verify{};    // may be empty: no output is checked (benchmarks of trusted code)
+  // Base of the per-round seeds; for a grade, derived from cudalabs::timing_seed(), so inputs
+  // cannot be known when the submission is written.
+  std::uint64_t seed = 0;
+  // Student samples checked by `verify`: the first round's, then about 1 in verify_one_in of the
+  // others, chosen by a hash of the seed (so a call cannot tell which). 1 checks every sample.
+  int verify_one_in = 4;
 };
 
 struct PairedResult {
@@ -35,18 +61,46 @@ struct PairedResult {
   bool target_met = false; // the ratio's CI reached policy.target_relative_ci
   int rounds = 0;
   double seconds_spent = 0; // wall time of the whole call, warm-up included
+
+  // Why these figures must not be scored; empty when they may. Sampling stops as soon as one is
+  // found: "the timed call's result was wrong on sample 7: ..." or "work was still running on
+  // the GPU after the stream you were given finished ...".
+  std::string integrity_failure;
+  int verified_samples = 0;              // student samples whose output verify checked
+  int samples_with_outstanding_work = 0; // student samples after which the device was not idle
+  double max_outstanding_ms = 0;         // longest such wait for the device to go idle
 };
 
-// Measures student against solution as above until should_stop(ratio summary) says so.
-// Throws std::invalid_argument for an invalid policy or an empty student/solution; CudaError when
-// a launch fails (cudaGetLastError after each launch) or the timed work faults. Whatever a Launch
-// throws propagates.
+// A student sample after which cudaDeviceSynchronize takes longer than this had work still
+// running elsewhere. On an idle device it returns in a few microseconds (it only reads the
+// context's completion markers); 50 us is far above that, and below the time of every timed
+// case of the labs (0.08 ms and more), so work moved off the stream cannot hide under it.
+inline constexpr double kOutstandingWorkLimitMs = 0.05;
+// The case fails once this many student samples showed outstanding work. One could be the host
+// thread losing its core inside the call (that only lengthens the wait, never shortens it); work
+// that escapes the measurement on purpose does so on every sample it wants to speed up, and must
+// do so on half of them to move a median.
+inline constexpr int kOutstandingWorkStrikes = 3;
+
+// The seed of round `index` (index >= 0) under `base`: SplitMix64's finalizer of base and index,
+// so neighbouring rounds get unrelated inputs. Warm-up launches use their own seeds.
+std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept;
+
+// Whether the student sample of round `round` is checked (see Workload::verify_one_in).
+bool verifies_round(const Workload& work, int round) noexcept;
+
+// Measures student against solution as above until should_stop(ratio summary) says so, or an
+// integrity failure is found (PairedResult::integrity_failure; the figures so far are returned
+// but must not be scored).
+// Throws std::invalid_argument for an invalid policy, an empty student/solution or
+// verify_one_in < 1; CudaError when a launch fails (cudaGetLastError after each launch) or the
+// timed work faults. Whatever a Launch, Prepare or Verify throws propagates.
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy,
                                  cudaStream_t stream = nullptr);
 
-// One implementation alone (for absolute thresholds: GB/s, fraction of peak): same per-sample
-// procedure, stopping on its own time's summary. `restore` may be empty.
-SampleSummary measure_single(const Launch& launch, Launch restore, const SamplingPolicy& policy,
-                             cudaStream_t stream = nullptr);
+// One implementation alone (trusted code: benchmarks, baselines): same per-sample procedure
+// without the student checks, stopping on its own time's summary. `prepare` may be empty.
+SampleSummary measure_single(const Launch& launch, const Prepare& prepare, const SamplingPolicy& policy,
+                             cudaStream_t stream = nullptr, std::uint64_t seed = 0);
 
 }  // namespace cudalabs::timing

@@ -42,6 +42,33 @@ double LabConfig::timeout_for_tests(const CourseConfig& course) const {
   return test_timeout_seconds.value_or(course.test_timeout_seconds);
 }
 
+std::vector<std::string> LabConfig::test_names(bool only_public) const {
+  std::vector<std::string> names;
+  for (const TestSpec& spec : tests) {
+    if (covered(spec.visibility, only_public)) names.push_back(spec.name);
+  }
+  return names;
+}
+
+std::vector<std::string> LabConfig::performance_test_names(bool only_public) const {
+  std::vector<std::string> names;
+  for (const PerformanceSpec& spec : performance) {
+    if (covered(spec.visibility, only_public)) names.push_back(spec.test_name());
+  }
+  return names;
+}
+
+double LabConfig::points_possible(bool only_public) const {
+  double points = 0;
+  for (const TestSpec& spec : tests) {
+    if (covered(spec.visibility, only_public)) points += spec.points;
+  }
+  for (const PerformanceSpec& spec : performance) {
+    if (covered(spec.visibility, only_public)) points += spec.points;
+  }
+  return points;
+}
+
 namespace {
 
 int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1; }
@@ -244,7 +271,7 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   for (std::size_t i = 0; i < lab.tests.size(); ++i) {
     const TestSpec& test = lab.tests[i];
     const bool found = in_suite.count(test.name) > 0;
-    if (only_public && test.visibility == Visibility::Hidden) {
+    if (!covered(test.visibility, only_public)) {
       // Students would see and run a test whose points are meant to stay hidden.
       if (found) {
         report(test.line, detail::item_path("tests", i) + ".visibility",
@@ -264,7 +291,7 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   for (std::size_t i = 0; i < lab.performance.size(); ++i) {
     const PerformanceSpec& spec = lab.performance[i];
     const bool found = in_suite.count(spec.test_name()) > 0;
-    if (only_public && spec.visibility == Visibility::Hidden) {
+    if (!covered(spec.visibility, only_public)) {
       if (found) {
         report(spec.line, detail::item_path("performance", i) + ".visibility",
                fmt::format("performance case '{}' is declared hidden, but {} contains {}", spec.name, suite,

@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "cudalabs/course/harness_events.hpp"
+
 namespace labgrade {
 namespace {
 
-TimedSummary summary_from(const nlohmann::json& value) {
-  return TimedSummary{value.at("median").get<double>(), value.at("low").get<double>(),
-                      value.at("high").get<double>(), value.at("samples").get<std::size_t>()};
+TimedSummary summary_from(const cudalabs::events::Summary& summary) {
+  return TimedSummary{summary.median, summary.low, summary.high, summary.samples};
 }
 
 nlohmann::json summary_json(const TimedSummary& summary) {
@@ -25,29 +26,30 @@ cudalabs::config::Timings PerformanceMeasurement::timings() const {
 }
 
 std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& event) {
+  cudalabs::events::Measurement read;
   try {
-    PerformanceMeasurement m;
-    m.device = event.at("device").get<std::string>();
-    m.student_ms = summary_from(event.at("student_ms"));
-    m.solution_ms = summary_from(event.at("solution_ms"));
-    m.ratio = summary_from(event.at("ratio"));
-    m.target_met = event.at("target_met").get<bool>();
-    m.rounds = event.at("rounds").get<int>();
-    m.remeasured = event.at("remeasured").get<int>();
-    m.seconds = event.at("seconds").get<double>();
-    m.bytes = event.at("bytes").get<double>();
-    m.flops = event.at("flops").get<double>();
-    m.achieved_gbs = event.at("achieved_gbs").get<double>();
-    m.achieved_gflops = event.at("achieved_gflops").get<double>();
-    m.peak_bandwidth_gbs = event.at("peak_bandwidth_gbs").get<double>();
-    m.peak_gflops = event.at("peak_gflops").get<double>();
-    const nlohmann::json& clocks = event.at("clocks");
-    m.sm_clock_mhz = clocks.at("sm_mhz_measured").get<double>();
-    m.clock_note = clocks.at("note").get<std::string>();
-    return m;
+    read = event.get<cudalabs::events::Measurement>();
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
+  PerformanceMeasurement m;
+  m.device = read.device;
+  m.student_ms = summary_from(read.student_ms);
+  m.solution_ms = summary_from(read.solution_ms);
+  m.ratio = summary_from(read.ratio);
+  m.target_met = read.target_met;
+  m.rounds = read.rounds;
+  m.remeasured = read.remeasured;
+  m.seconds = read.seconds;
+  m.bytes = read.bytes;
+  m.flops = read.flops;
+  m.achieved_gbs = read.achieved_gbs;
+  m.achieved_gflops = read.achieved_gflops;
+  m.peak_bandwidth_gbs = read.peak_bandwidth_gbs;
+  m.peak_gflops = read.peak_gflops;
+  m.sm_clock_mhz = read.clocks.sm_mhz_measured;
+  m.clock_note = read.clocks.note;
+  return m;
 }
 
 nlohmann::json to_json(const PerformanceResult& result) {

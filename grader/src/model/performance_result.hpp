@@ -39,7 +39,8 @@ struct PerformanceMeasurement {
   cudalabs::config::Timings timings() const;
 };
 
-// nullopt when the event lacks a field or has one of the wrong type.
+// A "measurement" event (cudalabs/course/harness_events.hpp) as the report shows it; nullopt when
+// the event lacks a field or has one of the wrong type.
 std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& event);
 
 struct PerformanceResult {

@@ -525,7 +525,7 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   fs::remove_all(dir);
   ReportOutputs outputs;
   outputs.output_dir = dir / "all";
-  outputs.html = dir / "extra.html";
+  outputs.files["html"] = dir / "extra.html";
   prepare_report_outputs(outputs);  // creates the directory
   std::ostringstream out, notes;
   emit_reports(graded_report(), outputs, out, false, notes);
@@ -541,7 +541,7 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   // One format on stdout, and nothing else there: it can be piped.
   ReportOutputs json_only;
   json_only.formats = {"json"};
-  json_only.junit = dir / "report.xml";
+  json_only.files["junit"] = dir / "report.xml";
   std::ostringstream json_out, json_notes;
   emit_reports(graded_report(), json_only, json_out, false, json_notes);
   EXPECT_EQ(nlohmann::json::parse(json_out.str())["lab"], "01_vector_add");
@@ -551,7 +551,7 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   two_on_stdout.formats = {"json", "html"};
   EXPECT_THROW(prepare_report_outputs(two_on_stdout), UsageError);
   ReportOutputs into_directory;
-  into_directory.gradescope = dir;
+  into_directory.files["gradescope"] = dir;
   EXPECT_THROW(prepare_report_outputs(into_directory), UsageError);
   ReportOutputs unknown;
   unknown.formats = {"pdf"};

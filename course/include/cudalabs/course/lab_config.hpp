@@ -17,6 +17,12 @@ namespace cudalabs::config {
 enum class Visibility { Public, Hidden };
 std::string_view to_string(Visibility visibility);  // "public" / "hidden", as written in the YAML
 
+// The one visibility filter: a grade covers every test, a self-check (`only_public`) only the
+// public ones; hidden tests stay out of what students run.
+inline bool covered(Visibility visibility, bool only_public) {
+  return !only_public || visibility == Visibility::Public;
+}
+
 struct Tolerance {
   double abs = 0;
   double rel = 0;
@@ -54,6 +60,12 @@ struct LabConfig {
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.
   const PerformanceSpec* find_performance_test(std::string_view test_name) const;
   double timeout_for_tests(const CourseConfig& course) const;
+
+  // What a run covers (see covered()): the correctness tests' names, the performance cases'
+  // test names, both in YAML order, and the points they are worth together.
+  std::vector<std::string> test_names(bool only_public) const;
+  std::vector<std::string> performance_test_names(bool only_public) const;
+  double points_possible(bool only_public) const;
 };
 
 // Throws ConfigError listing every problem in the file.

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "cudalabs/course/name_list.hpp"
+
 namespace cudalabs::config {
 namespace {
 
@@ -104,13 +106,9 @@ const ThresholdKindEntry* find_threshold_kind(std::string_view key) {
 }
 
 std::string threshold_kind_keys(std::string_view last_separator) {
-  std::string keys;
-  const auto& kinds = threshold_kinds();
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    if (i > 0) keys += i + 1 == kinds.size() ? last_separator : ", ";
-    keys += kinds[i].key;
-  }
-  return keys;
+  std::vector<std::string_view> keys;
+  for (const ThresholdKindEntry& entry : threshold_kinds()) keys.push_back(entry.key);
+  return name_list(keys, last_separator);
 }
 
 }  // namespace cudalabs::config

@@ -2,18 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "cudalabs/course/harness_events.hpp"
-
 namespace labgrade {
 namespace {
-
-TimedSummary summary_from(const cudalabs::events::Summary& summary) {
-  return TimedSummary{summary.median, summary.low, summary.high, summary.samples};
-}
-
-nlohmann::json summary_json(const TimedSummary& summary) {
-  return {{"median", summary.median}, {"low", summary.low}, {"high", summary.high}, {"samples", summary.samples}};
-}
 
 cudalabs::config::MeasuredFigure figure(const TimedSummary& summary) {
   return {summary.median, summary.low, summary.high};
@@ -34,9 +24,9 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   }
   PerformanceMeasurement m;
   m.device = read.device;
-  m.student_ms = summary_from(read.student_ms);
-  m.solution_ms = summary_from(read.solution_ms);
-  m.ratio = summary_from(read.ratio);
+  m.student_ms = read.student_ms;
+  m.solution_ms = read.solution_ms;
+  m.ratio = read.ratio;
   m.target_met = read.target_met;
   m.rounds = read.rounds;
   m.remeasured = read.remeasured;
@@ -56,9 +46,9 @@ nlohmann::json to_json(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
   const cudalabs::config::Verdict& v = result.verdict;
   return {{"device", m.device},
-          {"student_ms", summary_json(m.student_ms)},
-          {"solution_ms", summary_json(m.solution_ms)},
-          {"ratio", summary_json(m.ratio)},
+          {"student_ms", m.student_ms},
+          {"solution_ms", m.solution_ms},
+          {"ratio", m.ratio},
           {"precision_target_met", m.target_met},
           {"rounds", m.rounds},
           {"remeasured", m.remeasured},

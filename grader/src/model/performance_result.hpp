@@ -7,16 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/performance.hpp"
 
 namespace labgrade {
 
-struct TimedSummary {
-  double median = 0;
-  double low = 0;
-  double high = 0;
-  std::size_t samples = 0;
-};
+// A sampled quantity as the harness reports it: median, confidence interval, sample count.
+using TimedSummary = cudalabs::events::Summary;
 
 struct PerformanceMeasurement {
   std::string device;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "cudalabs/course/name_list.hpp"
 #include "report/gradescope_report.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
@@ -52,13 +53,9 @@ const ReportFormat* find_report_format(std::string_view name) {
 }
 
 std::string report_format_names(std::string_view last_separator) {
-  std::string names;
-  const auto& formats = report_formats();
-  for (std::size_t i = 0; i < formats.size(); ++i) {
-    if (i > 0) names += i + 1 == formats.size() ? last_separator : ", ";
-    names += formats[i].name;
-  }
-  return names;
+  std::vector<std::string_view> names;
+  for (const ReportFormat& format : report_formats()) names.push_back(format.name);
+  return cudalabs::config::name_list(names, last_separator);
 }
 
 }  // namespace labgrade

@@ -7,7 +7,6 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include "run/sanitizer_pass.hpp"
 #include "score/scoring.hpp"
 #include "session/session_state.hpp"
 #include "session/stages.hpp"

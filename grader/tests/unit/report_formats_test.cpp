@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "report/html_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/report_common.hpp"
+#include "report/report_formats.hpp"
 #include "report/report_outputs.hpp"
 #include "report/text_report.hpp"
 #include "session/grading_session.hpp"
@@ -556,6 +558,18 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   ReportOutputs unknown;
   unknown.formats = {"pdf"};
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
+}
+
+TEST(ReportFormats, EachFormatHasOneEntryAndItsOwnFile) {
+  std::set<std::string_view> files;
+  for (const ReportFormat& format : report_formats()) {
+    EXPECT_EQ(find_report_format(format.name), &format);
+    EXPECT_TRUE(files.insert(format.default_file).second) << "two formats write " << format.default_file;
+    EXPECT_EQ(format.option.empty(), format.name == "text") << "every format but text has a file option";
+    EXPECT_FALSE(format.render(graded_report(), ReportView{true}).empty()) << format.name;
+  }
+  EXPECT_EQ(find_report_format("pdf"), nullptr);
+  EXPECT_EQ(report_format_names(" or "), "text, json, junit, gradescope or html");
 }
 
 }  // namespace

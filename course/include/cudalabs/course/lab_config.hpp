@@ -40,6 +40,18 @@ struct SanitizerPolicy {
   bool required = false;  // a grade always runs the sanitizer pass; a finding scores the test 0
 };
 
+// `reference_targets:`: what the reference solution must reach on the course's GPU, measured by
+// bench/labs/<lab>_bench.cu against a baseline in the same run. Handouts and benches cite these;
+// they are the course's bar for the solution, not a threshold for students.
+struct ReferenceTarget {
+  std::string name;      // `case`: the kernel or case measured, e.g. "sobel"
+  std::string baseline;  // one of kReferenceBaselines
+  double at_least = 0;   // the reference's throughput as a fraction of the baseline's
+};
+// copy_bandwidth: a device-to-device cudaMemcpy of the same bytes (read + written); cub, cublas:
+// the library's routine for the same problem.
+inline const std::vector<std::string> kReferenceBaselines{"copy_bandwidth", "cub", "cublas"};
+
 struct LabConfig {
   std::string source_path;
   std::string id;  // `lab`: equals the file's stem
@@ -55,6 +67,7 @@ struct LabConfig {
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
+  std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.

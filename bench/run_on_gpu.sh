@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On a GPU machine: build, then run what only a GPU can check for the given labs (default: all):
-# each lab's benchmark (reference against its CURRICULUM.md baseline) and the end-to-end grades
+# each lab's benchmark (reference against the baseline its YAML names (reference_targets)) and the end-to-end grades
 # of its solution, its untouched skeleton and its fixtures (grader/tests/cli/every_lab_test.cpp).
 # Logs go to the output directory, one file per step, so a long run can be read piece by piece.
 #

@@ -1,5 +1,5 @@
 // Lab 03 benchmark: the reference matmul_tiled against cuBLAS SGEMM (FP32, no TF32) at 4096^3,
-// in one run, interleaved and L2-flushed (CURRICULUM.md target: >= 50% of cuBLAS's throughput).
+// in one run, interleaved and L2-flushed (target in config/labs/03_matmul.yaml reference_targets: >= 50% of cuBLAS's throughput).
 // Also measures, for calibrating config/labs/03_matmul.yaml:
 //  - a textbook 16x16 shared-memory tile and the reference's one-thread-per-element matmul, each
 //    against the reference matmul_tiled at 4096^3 (the matmul_tiled_4096 case's ratios);

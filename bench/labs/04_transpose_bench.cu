@@ -4,13 +4,13 @@
 // each of the reference's three steps (naive; coalesced = 32x32 tile without padding, i.e. with
 // bank conflicts; conflict_free = padded 64x64 tile), and the handout's padded 32x32 tile with 4
 // and with 8 elements per thread (what a student's conflict-free kernel looks like), is measured
-// interleaved with a device-to-device cudaMemcpy of the same bytes (the CURRICULUM.md baseline
+// interleaved with a device-to-device cudaMemcpy of the same bytes (the baseline config/labs/04_transpose.yaml names
 // "copy bandwidth"). It prints medians, GB/s (bytes read + written), the fraction of the memcpy
 // and of the in-process float4 copy kernel that the YAML's min_fraction_of_peak_bandwidth uses,
 // and the paired ratios between steps that the YAML's max_ratio_to_solution thresholds and the
 // fixtures' expected grades rest on.
 //
-// Target (CURRICULUM.md): conflict_free >= 85% of memcpy bandwidth at both shapes; exit 1 if not,
+// Target (config/labs/04_transpose.yaml, reference_targets): conflict_free >= 85% of memcpy bandwidth at both shapes; exit 1 if not,
 // 2 when a step computes a wrong transpose (checked first, at 1000 x 777) or CUDA fails.
 //
 //   bench_04_transpose [--json FILE]
@@ -226,7 +226,7 @@ int run(const std::string& json_path) {
   report["step_ratios_8192x8192"] = step_ratios({8192, 8192}, policy);
   report["target_met"] = ok;
 
-  std::printf("CURRICULUM target (conflict_free >= %.0f%% of memcpy bandwidth at both shapes): %s\n",
+  std::printf("reference target (conflict_free >= %.0f%% of memcpy bandwidth at both shapes): %s\n",
               kTargetFractionOfCopy * 100, ok ? "MET" : "MISSED");
   if (!json_path.empty()) {
     std::ofstream file(json_path);

@@ -2,14 +2,14 @@
 //
 // At 2^26 elements (the timed size of config/labs/05_reduction.yaml), for sum_float, sum_int and
 // max_float: the reference is measured interleaved with cub::DeviceReduce::Sum / Max (the
-// CURRICULUM.md baseline; CUB is allowed here, never in student code), and both results are
+// baseline config/labs/05_reduction.yaml names under reference_targets; CUB is allowed here, never in student code), and both results are
 // checked against each other first. Printed: medians, GB/s read, the fraction of the in-process
 // copy bandwidth, and the throughput ratio reference/CUB.
 // For calibrating the YAML's max_ratio_to_solution thresholds it also measures, against the
 // reference: the naive fixture's algorithm (interleaved addressing, one launch per tree level)
 // and a "good but plain" variant (grid-stride, scalar loads, shuffles, second pass).
 //
-// Target (CURRICULUM.md): reference throughput >= 0.95x CUB for all three; exit 1 if not.
+// Target (config/labs/05_reduction.yaml, reference_targets): reference throughput >= 0.95x CUB for all three; exit 1 if not.
 //
 //   bench_05_reduction [--json FILE]
 #include <cmath>

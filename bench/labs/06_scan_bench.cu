@@ -2,7 +2,7 @@
 //
 // At 2^26 ints (the timed size of config/labs/06_scan.yaml): the reference inclusive_scan is
 // measured interleaved with cub::DeviceScan::InclusiveSum, and the reference compact with
-// cub::DeviceSelect::If (keep x > 0) (the CURRICULUM.md baseline; CUB is allowed here, never in
+// cub::DeviceSelect::If (keep x > 0) (the baseline config/labs/06_scan.yaml names; CUB is allowed here, never in
 // student code); both results are checked against CUB's first. Printed: medians, GB/s
 // (read + write), the fraction of the in-process copy bandwidth, and the throughput ratio.
 // For calibrating the YAML's max_ratio_to_solution thresholds it also measures, against the
@@ -11,8 +11,8 @@
 // a sound reduce-then-scan (per-tile sums, one block scans them, tiles scanned again with their
 // offset: 3n elements moved).
 //
-// Target (CURRICULUM.md): reference inclusive scan throughput >= 0.70x CUB; exit 1 if not. The
-// compaction ratio is printed for information (no CURRICULUM target of its own).
+// Target (config/labs/06_scan.yaml, reference_targets): reference inclusive scan throughput >= 0.70x CUB; exit 1 if not. The
+// compaction ratio is printed for information (no reference target of its own).
 //
 //   bench_06_scan [--json FILE]
 #include <cstddef>

@@ -5,9 +5,9 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "config_files.hpp"
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
@@ -48,9 +48,8 @@ config::Timings timings_of(const timing::PairedResult& result, const Performance
                          peak_bandwidth_gbs, work.peak_gflops};
 }
 
-nlohmann::json summary_json(const timing::SampleSummary& summary) {
-  return {{"median", summary.median}, {"low", summary.ci.low}, {"high", summary.ci.high},
-          {"samples", summary.samples}};
+events::Summary summary_of(const timing::SampleSummary& summary) {
+  return {summary.median, summary.ci.low, summary.ci.high, summary.samples};
 }
 
 // What the suite must declare for the threshold to mean anything.
@@ -124,39 +123,33 @@ void run_performance_case_in(const char* default_lab_config, const char* default
 
   const double student_seconds = result.student_ms.median * 1e-3;
   const timing::ClockReading clocks = timing::read_clocks();
-  nlohmann::json event{
-      {"event", "measurement"},
-      {"test", test},
-      {"device", device},
-      {"threshold_kind", std::string(config::to_string(kind))},
-      {"figure", {{"median", verdict.figure.median}, {"low", verdict.figure.low}, {"high", verdict.figure.high}}},
-      {"student_ms", summary_json(result.student_ms)},
-      {"solution_ms", summary_json(result.solution_ms)},
-      {"ratio", summary_json(result.ratio)},
-      {"target_met", result.target_met},
-      {"rounds", result.rounds},
-      {"remeasured", attempts},
-      {"seconds", result.seconds_spent},
-      {"bytes", work.bytes},
-      {"flops", work.flops},
-      {"achieved_gbs", work.bytes > 0 ? work.bytes / student_seconds / 1e9 : 0.0},
-      {"achieved_gflops", work.flops > 0 ? work.flops / student_seconds / 1e9 : 0.0},
-      {"peak_bandwidth_gbs", peak_bandwidth_gbs},
-      {"peak_gflops", work.peak_gflops},
-      {"clocks",
-       {{"sm_mhz_measured", clocks.sm_clock_mhz_measured},
-        {"sm_mhz_max", clocks.sm_clock_mhz_max},
-        {"memory_mhz", clocks.memory_clock_mhz},
-        {"note", clocks.note}}}};
-  // How far the timed calls can be trusted (labgrade scores an implausible figure 0 and flags it).
-  event["timing_seed"] = timing::format_seed(timing::grade_seed());
-  event["case_seed"] = timing::format_seed(workload.seed);
-  event["verified_samples"] = result.verified_samples;
-  event["implausible"] = plausibility.implausible;
-  event["implausible_reason"] = plausibility.reason;
-  event["bandwidth_limit_gbs"] = plausibility.bandwidth_limit_gbs;
-  event["flops_limit_gflops"] = plausibility.flops_limit_gflops;
-  emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  events::Measurement event;
+  event.test = test;
+  event.device = device;
+  event.threshold_kind = std::string(config::to_string(kind));
+  event.figure = {verdict.figure.median, verdict.figure.low, verdict.figure.high};
+  event.student_ms = summary_of(result.student_ms);
+  event.solution_ms = summary_of(result.solution_ms);
+  event.ratio = summary_of(result.ratio);
+  event.target_met = result.target_met;
+  event.rounds = result.rounds;
+  event.remeasured = attempts;
+  event.seconds = result.seconds_spent;
+  event.bytes = work.bytes;
+  event.flops = work.flops;
+  event.achieved_gbs = work.bytes > 0 ? work.bytes / student_seconds / 1e9 : 0.0;
+  event.achieved_gflops = work.flops > 0 ? work.flops / student_seconds / 1e9 : 0.0;
+  event.peak_bandwidth_gbs = peak_bandwidth_gbs;
+  event.peak_gflops = work.peak_gflops;
+  event.clocks = {clocks.sm_clock_mhz_measured, clocks.sm_clock_mhz_max, clocks.memory_clock_mhz, clocks.note};
+  event.timing_seed = timing::format_seed(timing::grade_seed());
+  event.case_seed = timing::format_seed(workload.seed);
+  event.verified_samples = result.verified_samples;
+  event.implausible = plausibility.implausible;
+  event.implausible_reason = plausibility.reason;
+  event.bandwidth_limit_gbs = plausibility.bandwidth_limit_gbs;
+  event.flops_limit_gflops = plausibility.flops_limit_gflops;
+  emit_result_event(events::to_line(event));
 
   const std::string figures = fmt::format(
       "student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds{}){}", result.student_ms.median,

@@ -3,8 +3,8 @@
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "result_stream_fd.hpp"
@@ -18,26 +18,22 @@ constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 class ResultStreamListener : public ::testing::EmptyTestEventListener {
  public:
   void OnTestProgramStart(const ::testing::UnitTest&) override {
-    std::string reason;
-    nlohmann::json event{{"event", "environment"}};
-    if (cuda_device_available(&reason)) {
+    events::Environment event;
+    event.cuda_device = cuda_device_available(&event.reason);
+    if (event.cuda_device) {
       int device = 0;
       cudaDeviceProp properties{};
-      event["cuda_device"] = true;
       if (cudaGetDevice(&device) == cudaSuccess &&
           cudaGetDeviceProperties(&properties, device) == cudaSuccess) {
-        event["device"] = properties.name;
+        event.device = properties.name;
       }
-    } else {
-      event["cuda_device"] = false;
-      event["reason"] = reason;
     }
     emit(event);
   }
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     free_at_start_ = free_device_bytes();
-    emit({{"event", "start"}, {"test", full_name(info)}});
+    emit(events::TestStart{full_name(info)});
   }
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
@@ -57,16 +53,12 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
       message += "\n[... message cut]";
     }
     const char* status = result.Skipped() ? "skipped" : result.Passed() ? "passed" : "failed";
-    emit({{"event", "end"},
-          {"test", full_name(info)},
-          {"status", status},
-          {"ms", static_cast<double>(result.elapsed_time())},
-          {"message", message}});
+    emit(events::TestEnd{full_name(info), status, static_cast<double>(result.elapsed_time()), message});
     stop_if_context_lost(info);
     stop_if_memory_leaked(info);
   }
 
-  void OnTestProgramEnd(const ::testing::UnitTest&) override { emit({{"event", "done"}}); }
+  void OnTestProgramEnd(const ::testing::UnitTest&) override { emit(events::Done{}); }
 
  private:
   static std::string full_name(const ::testing::TestInfo& info) {
@@ -82,9 +74,8 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     if (status == cudaSuccess) return;
     cudaGetLastError();
     if (cudaDeviceSynchronize() == cudaSuccess) return;  // it was not sticky
-    emit({{"event", "context_lost"},
-          {"test", full_name(info)},
-          {"error", std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status)}});
+    const std::string error = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+    emit(events::ContextLost{full_name(info), error});
     std::_Exit(kContextLostExitCode);
   }
 
@@ -107,17 +98,13 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     std::size_t total = 0;
     const std::size_t free_now = free_device_bytes(&total);
     if (free_now == 0 || free_now >= free_at_start_ || free_at_start_ - free_now <= kLeakLimitBytes) return;
-    emit({{"event", "leaked"},
-          {"test", full_name(info)},
-          {"bytes", free_at_start_ - free_now},
-          {"free_before", free_at_start_},
-          {"free_after", free_now},
-          {"total", total}});
+    emit(events::Leaked{full_name(info), free_at_start_ - free_now, free_at_start_, free_now, total});
     std::_Exit(kLeakedExitCode);
   }
 
-  static void emit(const nlohmann::json& event) {
-    emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  template <typename Event>
+  static void emit(const Event& event) {
+    emit_result_event(events::to_line(event));
   }
 
   std::size_t free_at_start_ = 0;

@@ -11,6 +11,7 @@
 
 #include "forbid_rules_reader.hpp"
 #include "performance_reader.hpp"
+#include "reference_target_reader.hpp"
 #include "sanitizer_reader.hpp"
 #include "spelling.hpp"
 #include "yaml_fields.hpp"
@@ -40,6 +41,33 @@ const PerformanceSpec* LabConfig::find_performance_test(std::string_view test_na
 
 double LabConfig::timeout_for_tests(const CourseConfig& course) const {
   return test_timeout_seconds.value_or(course.test_timeout_seconds);
+}
+
+std::vector<std::string> LabConfig::test_names(bool only_public) const {
+  std::vector<std::string> names;
+  for (const TestSpec& spec : tests) {
+    if (covered(spec.visibility, only_public)) names.push_back(spec.name);
+  }
+  return names;
+}
+
+std::vector<std::string> LabConfig::performance_test_names(bool only_public) const {
+  std::vector<std::string> names;
+  for (const PerformanceSpec& spec : performance) {
+    if (covered(spec.visibility, only_public)) names.push_back(spec.test_name());
+  }
+  return names;
+}
+
+double LabConfig::points_possible(bool only_public) const {
+  double points = 0;
+  for (const TestSpec& spec : tests) {
+    if (covered(spec.visibility, only_public)) points += spec.points;
+  }
+  for (const PerformanceSpec& spec : performance) {
+    if (covered(spec.visibility, only_public)) points += spec.points;
+  }
+  return points;
 }
 
 namespace {
@@ -202,7 +230,7 @@ LabConfig load_lab_config(const fs::path& file) {
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
           {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "tolerances", "tests",
-           "performance", "forbid", "allow", "sanitizer"});
+           "performance", "forbid", "allow", "sanitizer", "reference_targets"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);
@@ -213,6 +241,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.forbid = detail::read_forbid_rules(*top, diagnostics);
       lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");
       lab.sanitizer = detail::read_sanitizer_policy(*top, diagnostics);
+      lab.reference_targets = detail::read_reference_targets(*top, diagnostics);
       const TestsRead tests = read_tests(*top, diagnostics, lab);
       lab.performance_line = line_of(top->key_mark("performance").value_or(YAML::Mark::null_mark()));
       detail::PerformanceRead performance = detail::read_performance(*top, diagnostics);
@@ -244,7 +273,7 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   for (std::size_t i = 0; i < lab.tests.size(); ++i) {
     const TestSpec& test = lab.tests[i];
     const bool found = in_suite.count(test.name) > 0;
-    if (only_public && test.visibility == Visibility::Hidden) {
+    if (!covered(test.visibility, only_public)) {
       // Students would see and run a test whose points are meant to stay hidden.
       if (found) {
         report(test.line, detail::item_path("tests", i) + ".visibility",
@@ -264,7 +293,7 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   for (std::size_t i = 0; i < lab.performance.size(); ++i) {
     const PerformanceSpec& spec = lab.performance[i];
     const bool found = in_suite.count(spec.test_name()) > 0;
-    if (only_public && spec.visibility == Visibility::Hidden) {
+    if (!covered(spec.visibility, only_public)) {
       if (found) {
         report(spec.line, detail::item_path("performance", i) + ".visibility",
                fmt::format("performance case '{}' is declared hidden, but {} contains {}", spec.name, suite,

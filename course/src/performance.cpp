@@ -4,21 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "cudalabs/course/threshold_kinds.hpp"
+
 namespace cudalabs::config {
 
-std::string_view to_string(ThresholdKind kind) {
-  switch (kind) {
-    case ThresholdKind::MaxRatioToSolution: return "max_ratio_to_solution";
-    case ThresholdKind::MinFractionOfPeakBandwidth: return "min_fraction_of_peak_bandwidth";
-    case ThresholdKind::MinFractionOfPeakFlops: return "min_fraction_of_peak_flops";
-    case ThresholdKind::MaxMs: return "max_ms";
-  }
-  return "unknown";
-}
+std::string_view to_string(ThresholdKind kind) { return threshold_kind(kind).key; }
 
-bool lower_is_better(ThresholdKind kind) {
-  return kind == ThresholdKind::MaxRatioToSolution || kind == ThresholdKind::MaxMs;
-}
+bool lower_is_better(ThresholdKind kind) { return threshold_kind(kind).lower_is_better; }
 
 std::optional<double> PerformanceThreshold::limit_for(const std::string& device) const {
   if (kind != ThresholdKind::MaxMs) return value;
@@ -39,49 +31,9 @@ double credit_for(double figure, double limit, bool lower_better, const std::opt
   return shortfall >= span ? 0.0 : 1.0 - shortfall / span;
 }
 
-std::string describe_figure(ThresholdKind kind, const MeasuredFigure& figure) {
-  switch (kind) {
-    case ThresholdKind::MaxRatioToSolution:
-      return fmt::format("{:.3f}x the solution's time (95% CI {:.3f}-{:.3f})", figure.median, figure.low, figure.high);
-    case ThresholdKind::MaxMs:
-      return fmt::format("{:.4g} ms (95% CI {:.4g}-{:.4g})", figure.median, figure.low, figure.high);
-    default:
-      return fmt::format("{:.1f}% of this device's peak (95% CI {:.1f}-{:.1f}%)", 100 * figure.median,
-                         100 * figure.low, 100 * figure.high);
-  }
-}
-
-std::string describe_limit(ThresholdKind kind, double limit) {
-  switch (kind) {
-    case ThresholdKind::MaxRatioToSolution: return fmt::format("at most {:.3g}x", limit);
-    case ThresholdKind::MaxMs: return fmt::format("at most {:.4g} ms", limit);
-    default: return fmt::format("at least {:.3g}%", 100 * limit);
-  }
-}
-
 }  // namespace
 
-MeasuredFigure figure_for(ThresholdKind kind, const Timings& timings) {
-  auto fraction = [&](double work, double peak_per_second, double milliseconds) {
-    return milliseconds > 0 && peak_per_second > 0 ? work / (milliseconds * 1e-3) / peak_per_second : 0.0;
-  };
-  const MeasuredFigure& ms = timings.student_ms;
-  switch (kind) {
-    case ThresholdKind::MaxRatioToSolution: return timings.ratio;
-    case ThresholdKind::MaxMs: return ms;
-    case ThresholdKind::MinFractionOfPeakBandwidth: {
-      const double peak = timings.peak_bandwidth_gbs * 1e9;
-      return {fraction(timings.bytes, peak, ms.median), fraction(timings.bytes, peak, ms.high),
-              fraction(timings.bytes, peak, ms.low)};
-    }
-    case ThresholdKind::MinFractionOfPeakFlops: {
-      const double peak = timings.peak_gflops * 1e9;
-      return {fraction(timings.flops, peak, ms.median), fraction(timings.flops, peak, ms.high),
-              fraction(timings.flops, peak, ms.low)};
-    }
-  }
-  return {};
-}
+MeasuredFigure figure_for(ThresholdKind kind, const Timings& timings) { return threshold_kind(kind).figure(timings); }
 
 Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device) {
   Verdict verdict;
@@ -93,15 +45,15 @@ Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const s
     verdict.explanation = fmt::format("no max_ms limit for '{}' and no default: not judged on this device", device);
     return verdict;
   }
-  const ThresholdKind kind = spec.threshold.kind;
+  const ThresholdKindEntry& kind = threshold_kind(spec.threshold.kind);
   verdict.limit = *limit;
-  verdict.credit = credit_for(figure.median, *limit, lower_is_better(kind), spec.partial_credit);
+  verdict.credit = credit_for(figure.median, *limit, kind.lower_is_better, spec.partial_credit);
   verdict.too_close_to_call = figure.low <= *limit && *limit <= figure.high;
   const std::string share = verdict.credit >= 1.0   ? "full points"
                             : verdict.credit <= 0.0 ? "no points"
                                                     : fmt::format("{:.0f}% of the points", 100 * verdict.credit);
   verdict.explanation =
-      fmt::format("{}; required {}: {}", describe_figure(kind, figure), describe_limit(kind, *limit), share);
+      fmt::format("{}; required {}: {}", kind.describe_figure(figure), kind.describe_limit(*limit), share);
   return verdict;
 }
 

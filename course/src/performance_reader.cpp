@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cudalabs/course/lab_config.hpp"
+#include "cudalabs/course/threshold_kinds.hpp"
 
 namespace cudalabs::config::detail {
 namespace {
@@ -15,16 +16,6 @@ int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1;
 bool is_identifier(const std::string& name) {
   static const std::regex pattern(R"([A-Za-z_][A-Za-z0-9_]*)");
   return std::regex_match(name, pattern);
-}
-
-const std::vector<std::string> kThresholdKeys = {"max_ratio_to_solution", "min_fraction_of_peak_bandwidth",
-                                                 "min_fraction_of_peak_flops", "max_ms"};
-
-ThresholdKind kind_of(const std::string& key) {
-  if (key == "max_ratio_to_solution") return ThresholdKind::MaxRatioToSolution;
-  if (key == "min_fraction_of_peak_bandwidth") return ThresholdKind::MinFractionOfPeakBandwidth;
-  if (key == "min_fraction_of_peak_flops") return ThresholdKind::MinFractionOfPeakFlops;
-  return ThresholdKind::MaxMs;
 }
 
 // max_ms: {default: X, "<device name as CUDA reports it>": Y, ...}
@@ -53,24 +44,23 @@ bool read_max_ms(const MapReader& threshold, FileDiagnostics& diagnostics, Perfo
 }
 
 std::optional<PerformanceThreshold> read_threshold(const MapReader& entry, FileDiagnostics& diagnostics) {
-  const std::optional<MapReader> threshold = entry.require_map(
-      "threshold", "a map with one of max_ratio_to_solution, min_fraction_of_peak_bandwidth, "
-                   "min_fraction_of_peak_flops, max_ms");
+  const std::string keys = threshold_kind_keys();
+  const std::optional<MapReader> threshold = entry.require_map("threshold", "a map with one of " + keys);
   if (!threshold) return std::nullopt;
-  threshold->check_keys(kThresholdKeys);
+  std::vector<std::string> known;
+  for (const ThresholdKindEntry& kind : threshold_kinds()) known.emplace_back(kind.key);
+  threshold->check_keys(known);
   std::vector<std::string> given;
-  for (const auto& key : kThresholdKeys) {
+  for (const auto& key : known) {
     if (threshold->find(key)) given.push_back(key);
   }
   if (given.size() != 1) {
     diagnostics.add(entry.find("threshold")->mark, threshold->field(),
-                    given.empty() ? "expected one of max_ratio_to_solution, min_fraction_of_peak_bandwidth, "
-                                    "min_fraction_of_peak_flops, max_ms"
-                                  : fmt::format("expected exactly one threshold, got {}", given.size()));
+                    given.empty() ? "expected one of " + keys : fmt::format("expected exactly one threshold, got {}", given.size()));
     return std::nullopt;
   }
   PerformanceThreshold out;
-  out.kind = kind_of(given.front());
+  out.kind = find_threshold_kind(given.front())->kind;
   if (out.kind == ThresholdKind::MaxMs) {
     if (!read_max_ms(*threshold, diagnostics, out)) return std::nullopt;
     return out;

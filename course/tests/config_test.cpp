@@ -532,6 +532,26 @@ TEST(SanitizerConfig, RequiredIsReadAndOffByDefault) {
   EXPECT_FALSE(load_lab_config(kRepoRoot / "config" / "labs" / "01_vector_add.yaml").sanitizer.required);
 }
 
+TEST(ReferenceTargets, AreReadAndEveryCourseLabStatesItsOwn) {
+  const LabConfig lab = load_lab_config(lab_fixture("reference_targets_lab"));
+  ASSERT_EQ(lab.reference_targets.size(), 2u);
+  EXPECT_EQ(lab.reference_targets[0].name, "gray");
+  EXPECT_EQ(lab.reference_targets[0].baseline, "copy_bandwidth");
+  EXPECT_DOUBLE_EQ(lab.reference_targets[1].at_least, 0.95);
+  EXPECT_TRUE(load_lab_config(lab_fixture("minimal_lab")).reference_targets.empty());
+  // Handouts and benches cite these; the repository must hold every lab's bar.
+  for (const auto& entry : std::filesystem::directory_iterator(kRepoRoot / "config" / "labs")) {
+    EXPECT_FALSE(load_lab_config(entry.path()).reference_targets.empty()) << entry.path();
+  }
+}
+
+TEST(ReferenceTargets, BadEntriesAreReportedWithTheirPlace) {
+  expect_lab_errors("bad_reference_targets",
+                    {{6, 28, "reference_targets[0].baseline", {"copy_bandwidth"}},
+                     {7, 42, "reference_targets[1].at_least", {"positive"}},
+                     {7, 46, "reference_targets[1].by", {"unknown key 'by'"}}});
+}
+
 TEST(SanitizerConfig, BadValueAndUnknownSubKeyAreReported) {
   expect_lab_errors("bad_sanitizer", {{5, 23, "sanitizer.required", {"expected true or false", "'yes'"}},
                                       {5, 28, "sanitizer.tools", {"unknown key 'tools'"}}});

@@ -7,25 +7,12 @@
 
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
+#include "model/exit_codes.hpp"
+#include "report/report_formats.hpp"
 #include "report/report_outputs.hpp"
 #include "session/grading_session.hpp"
 
 namespace {
-
-constexpr int kUsageExitCode = 2;
-constexpr int kConfigExitCode = 3;
-constexpr int kInternalExitCode = 7;
-
-constexpr const char* kExitCodes = R"(Exit codes:
-  0  grade: the submission was graded (whatever the score); check: every public test passed
-  1  check: some public test failed
-  2  bad arguments or unknown lab
-  3  configuration error: a YAML file is invalid or disagrees with the test suite
-  4  the submission was rejected (a student file missing, ambiguous, too large or not text; an unsafe archive): score 0
-  5  no CUDA device visible: the code compiled but its tests could not run, so there is no grade
-  6  check: the code did not compile (a grade of code that does not compile is a 0 with exit code 0)
-  7  labgrade itself failed (build tree incomplete, I/O error)
-  8  the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0)";
 
 constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
@@ -36,20 +23,34 @@ int report_and_exit_code(const labgrade::GradeResult& report, const labgrade::Re
   return static_cast<int>(report.status);
 }
 
-// The same report options for `grade` and `check`.
+// "report.txt, report.json, ..., results.json (Gradescope), ...": the file names in --output-dir.
+std::string output_dir_files() {
+  std::string files;
+  for (const auto& format : labgrade::report_formats()) {
+    if (!files.empty()) files += ", ";
+    files += format.default_file;
+    if (format.default_file.rfind("report.", 0) != 0) files += fmt::format(" ({})", format.display_name);
+  }
+  return files;
+}
+
+// The same report options for `grade` and `check`, from the table of report formats.
 void add_report_options(CLI::App& command, labgrade::ReportOutputs& outputs) {
+  std::vector<std::string> names;
+  for (const auto& format : labgrade::report_formats()) names.emplace_back(format.name);
   command.add_option("--format", outputs.formats,
-                     "Report format(s): text, json, junit, gradescope, html. Without --output-dir the one "
-                     "format printed on stdout (default text); with it, the formats written there (default all)")
+                     fmt::format("Report format(s): {}. Without --output-dir the one format printed on stdout "
+                                 "(default text); with it, the formats written there (default all)",
+                                 labgrade::report_format_names()))
       ->delimiter(',')
-      ->check(CLI::IsMember(labgrade::kReportFormats));
+      ->check(CLI::IsMember(names));
   command.add_option("--output-dir", outputs.output_dir,
-                     "Write the --format reports here as report.txt, report.json, report.junit.xml, "
-                     "results.json (Gradescope), report.html");
-  command.add_option("--json", outputs.json, "Also write the report as JSON to this file");
-  command.add_option("--junit", outputs.junit, "Also write the report as JUnit XML to this file");
-  command.add_option("--gradescope", outputs.gradescope, "Also write Gradescope's results.json to this file");
-  command.add_option("--html", outputs.html, "Also write the report as a self-contained HTML page to this file");
+                     "Write the --format reports here as " + output_dir_files());
+  for (const auto& format : labgrade::report_formats()) {
+    if (format.option.empty()) continue;
+    command.add_option(std::string(format.option), outputs.files[std::string(format.name)],
+                       std::string(format.option_help));
+  }
   command.add_flag("--student-view", outputs.student_view,
                    "Hide hidden tests' details (not their names, status or points) in text, JUnit and HTML; "
                    "the Gradescope report always hides them");
@@ -68,8 +69,9 @@ int list_labs(const labgrade::CoursePaths& paths) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string exit_codes_help = labgrade::exit_codes_help();
   CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs"};
-  app.footer(kExitCodes);
+  app.footer(exit_codes_help);
   app.require_subcommand(1);
   labgrade::CoursePaths paths{CUDALABS_SOURCE_DIR, CUDALABS_BINARY_DIR};
   app.add_option("--root", paths.root, "Course tree with config/, labs/, solutions/ (default: this source tree)")
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
   check->add_option("--work-dir", check_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   check->add_flag("--keep-work-dir", check_request.keep_work_dir, "Keep the build directory for inspection");
   check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
-  check->footer(kExitCodes);
+  check->footer(exit_codes_help);
 
   labgrade::RunRequest grade_request;
   labgrade::ReportOutputs grade_outputs;
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
   grade->add_option("--work-dir", grade_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
-  grade->footer(kExitCodes);
+  grade->footer(exit_codes_help);
 
   try {
     app.parse(argc, argv);
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
     return app.exit(help);
   } catch (const CLI::ParseError& error) {
     app.exit(error);
-    return kUsageExitCode;
+    return labgrade::kUsageExitCode;
   }
 
   try {
@@ -123,12 +125,12 @@ int main(int argc, char** argv) {
     return report_and_exit_code(labgrade::grade_submission(paths, grade_request), grade_outputs);
   } catch (const cudalabs::config::ConfigError& error) {
     std::cerr << "labgrade: configuration error:\n" << error.what() << "\n";
-    return kConfigExitCode;
+    return labgrade::kConfigExitCode;
   } catch (const labgrade::UsageError& error) {
     std::cerr << "labgrade: " << error.what() << "\n";
-    return kUsageExitCode;
+    return labgrade::kUsageExitCode;
   } catch (const std::exception& error) {
     std::cerr << "labgrade: " << error.what() << "\n";
-    return kInternalExitCode;
+    return labgrade::kInternalExitCode;
   }
 }

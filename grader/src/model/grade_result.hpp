@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cudalabs/course/lab_config.hpp"
+#include "model/exit_codes.hpp"
 #include "model/performance_result.hpp"
 #include "model/sanitizer_findings.hpp"
 
@@ -28,18 +29,6 @@ struct ScoredTest {
   TestOutcome outcome;
   std::optional<PerformanceResult> performance;  // a performance case that was measured
   std::vector<SanitizerFinding> sanitizer;       // one per tool when the sanitizer pass ran this test
-};
-
-// Why the grade is what it is, beyond the individual tests. Values double as the exit codes
-// documented in `labgrade --help` and README.md.
-enum class RunStatus {
-  Graded = 0,              // tests ran; the score stands
-  TestsFailed = 1,         // (check only) some public test did not pass
-  ConfigurationError = 3,  // the lab's YAML is invalid or disagrees with the suite
-  SubmissionRejected = 4,  // a student file is missing, ambiguous or too large: score 0
-  NoCudaDevice = 5,        // the code built but no GPU is visible: tests skipped, no grade
-  BuildFailed = 6,         // (check only; a grade of code that does not compile is Graded with 0)
-  RuleViolation = 8,       // the code includes or calls something the lab's `forbid:` rules name: score 0
 };
 
 struct BuildSummary {

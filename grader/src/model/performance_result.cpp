@@ -5,15 +5,6 @@
 namespace labgrade {
 namespace {
 
-TimedSummary summary_from(const nlohmann::json& value) {
-  return TimedSummary{value.at("median").get<double>(), value.at("low").get<double>(),
-                      value.at("high").get<double>(), value.at("samples").get<std::size_t>()};
-}
-
-nlohmann::json summary_json(const TimedSummary& summary) {
-  return {{"median", summary.median}, {"low", summary.low}, {"high", summary.high}, {"samples", summary.samples}};
-}
-
 cudalabs::config::MeasuredFigure figure(const TimedSummary& summary) {
   return {summary.median, summary.low, summary.high};
 }
@@ -25,45 +16,46 @@ cudalabs::config::Timings PerformanceMeasurement::timings() const {
 }
 
 std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& event) {
+  cudalabs::events::Measurement read;
   try {
-    PerformanceMeasurement m;
-    m.device = event.at("device").get<std::string>();
-    m.student_ms = summary_from(event.at("student_ms"));
-    m.solution_ms = summary_from(event.at("solution_ms"));
-    m.ratio = summary_from(event.at("ratio"));
-    m.target_met = event.at("target_met").get<bool>();
-    m.rounds = event.at("rounds").get<int>();
-    m.remeasured = event.at("remeasured").get<int>();
-    m.seconds = event.at("seconds").get<double>();
-    m.bytes = event.at("bytes").get<double>();
-    m.flops = event.at("flops").get<double>();
-    m.achieved_gbs = event.at("achieved_gbs").get<double>();
-    m.achieved_gflops = event.at("achieved_gflops").get<double>();
-    m.peak_bandwidth_gbs = event.at("peak_bandwidth_gbs").get<double>();
-    m.peak_gflops = event.at("peak_gflops").get<double>();
-    const nlohmann::json& clocks = event.at("clocks");
-    m.sm_clock_mhz = clocks.at("sm_mhz_measured").get<double>();
-    m.clock_note = clocks.at("note").get<std::string>();
-    m.implausible = event.at("implausible").get<bool>();
-    m.implausible_reason = event.value("implausible_reason", std::string());
-    m.bandwidth_limit_gbs = event.value("bandwidth_limit_gbs", 0.0);
-    m.flops_limit_gflops = event.value("flops_limit_gflops", 0.0);
-    m.verified_samples = event.value("verified_samples", 0);
-    m.timing_seed = event.value("timing_seed", std::string());
-    m.case_seed = event.value("case_seed", std::string());
-    return m;
+    read = event.get<cudalabs::events::Measurement>();
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
+  PerformanceMeasurement m;
+  m.device = read.device;
+  m.student_ms = read.student_ms;
+  m.solution_ms = read.solution_ms;
+  m.ratio = read.ratio;
+  m.target_met = read.target_met;
+  m.rounds = read.rounds;
+  m.remeasured = read.remeasured;
+  m.seconds = read.seconds;
+  m.bytes = read.bytes;
+  m.flops = read.flops;
+  m.achieved_gbs = read.achieved_gbs;
+  m.achieved_gflops = read.achieved_gflops;
+  m.peak_bandwidth_gbs = read.peak_bandwidth_gbs;
+  m.peak_gflops = read.peak_gflops;
+  m.sm_clock_mhz = read.clocks.sm_mhz_measured;
+  m.clock_note = read.clocks.note;
+  m.implausible = read.implausible;
+  m.implausible_reason = read.implausible_reason;
+  m.bandwidth_limit_gbs = read.bandwidth_limit_gbs;
+  m.flops_limit_gflops = read.flops_limit_gflops;
+  m.verified_samples = read.verified_samples;
+  m.timing_seed = read.timing_seed;
+  m.case_seed = read.case_seed;
+  return m;
 }
 
 nlohmann::json to_json(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
   const cudalabs::config::Verdict& v = result.verdict;
   return {{"device", m.device},
-          {"student_ms", summary_json(m.student_ms)},
-          {"solution_ms", summary_json(m.solution_ms)},
-          {"ratio", summary_json(m.ratio)},
+          {"student_ms", m.student_ms},
+          {"solution_ms", m.solution_ms},
+          {"ratio", m.ratio},
           {"precision_target_met", m.target_met},
           {"rounds", m.rounds},
           {"remeasured", m.remeasured},

@@ -7,16 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/performance.hpp"
 
 namespace labgrade {
 
-struct TimedSummary {
-  double median = 0;
-  double low = 0;
-  double high = 0;
-  std::size_t samples = 0;
-};
+// A sampled quantity as the harness reports it: median, confidence interval, sample count.
+using TimedSummary = cudalabs::events::Summary;
 
 struct PerformanceMeasurement {
   std::string device;
@@ -47,9 +44,9 @@ struct PerformanceMeasurement {
   cudalabs::config::Timings timings() const;
 };
 
-// nullopt when the event lacks a field or has one of the wrong type. "implausible" is required
-// (a measurement that does not say whether it is believable is not scored); the other integrity
-// fields are optional.
+// A "measurement" event (cudalabs/course/harness_events.hpp) as the report shows it; nullopt when
+// the event lacks a field or has one of the wrong type ("implausible" is required: a measurement
+// that does not say whether it is believable is not scored).
 std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& event);
 
 struct PerformanceResult {

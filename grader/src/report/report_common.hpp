@@ -15,8 +15,6 @@ struct ReportView {
   bool show_hidden_details = true;
 };
 
-// The `status` word of the JSON report: "graded", "build_failed", ...
-std::string_view run_status_name(RunStatus status);
 
 // Whether the reader may see `test`'s failure message and measured figures.
 bool details_visible(const ScoredTest& test, const ReportView& view);

@@ -1,88 +1,59 @@
 #include "report/report_outputs.hpp"
 
-#include <algorithm>
-#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
 
-#include "report/gradescope_report.hpp"
-#include "report/html_report.hpp"
-#include "report/json_report.hpp"
-#include "report/junit_report.hpp"
 #include "report/report_common.hpp"
+#include "report/report_formats.hpp"
 #include "report/text_report.hpp"
-#include "session/grading_session.hpp"
 
 namespace labgrade {
 namespace {
 
 struct Destination {
-  std::string format;
+  const ReportFormat* format;
   std::filesystem::path file;
 };
 
-// The name error messages use.
-std::string display_name(const std::string& format) {
-  if (format == "json") return "JSON";
-  if (format == "junit") return "JUnit";
-  if (format == "gradescope") return "Gradescope";
-  if (format == "html") return "HTML";
-  return "text";
+const ReportFormat& format_named(const std::string& name) {
+  const ReportFormat* format = find_report_format(name);
+  if (!format) {
+    throw UsageError(fmt::format("unknown report format '{}' ({})", name, report_format_names(" or ")));
+  }
+  return *format;
 }
 
 std::string stdout_format(const ReportOutputs& outputs) {
   return outputs.output_dir.empty() && !outputs.formats.empty() ? outputs.formats.front() : "text";
 }
 
+// Into --output-dir first (the formats asked for, or all), then the files named one by one.
 std::vector<Destination> destinations(const ReportOutputs& outputs) {
   std::vector<Destination> out;
   if (!outputs.output_dir.empty()) {
-    for (const auto& format : outputs.formats.empty() ? kReportFormats : outputs.formats) {
-      out.push_back({format, outputs.output_dir / default_file_name(format)});
+    if (outputs.formats.empty()) {
+      for (const ReportFormat& format : report_formats()) {
+        out.push_back({&format, outputs.output_dir / format.default_file});
+      }
+    }
+    for (const auto& name : outputs.formats) {
+      const ReportFormat& format = format_named(name);
+      out.push_back({&format, outputs.output_dir / format.default_file});
     }
   }
-  const std::pair<const char*, const std::filesystem::path*> files[] = {
-      {"json", &outputs.json}, {"junit", &outputs.junit}, {"gradescope", &outputs.gradescope}, {"html", &outputs.html}};
-  for (const auto& [format, file] : files) {
-    if (!file->empty()) out.push_back({format, *file});
+  for (const ReportFormat& format : report_formats()) {
+    const auto file = outputs.files.find(std::string(format.name));
+    if (file != outputs.files.end() && !file->second.empty()) out.push_back({&format, file->second});
   }
   return out;
 }
 
-// `format` rendered in full; text without colour.
-std::string render(const std::string& format, const GradeResult& report, const ReportView& view) {
-  if (format == "json") {
-    // Compiler and student output may hold invalid UTF-8: replace it rather than fail the report.
-    return report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  }
-  if (format == "junit") return junit_report(report, view);
-  if (format == "gradescope") {
-    return gradescope_results(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  }
-  if (format == "html") return html_report(report, view);
-  std::ostringstream text;
-  write_text_report(text, report, TextStyle{false, view.show_hidden_details});
-  return text.str();
-}
-
 }  // namespace
 
-std::string default_file_name(const std::string& format) {
-  if (format == "text") return "report.txt";
-  if (format == "json") return "report.json";
-  if (format == "junit") return "report.junit.xml";
-  if (format == "gradescope") return "results.json";
-  return "report.html";
-}
-
 void prepare_report_outputs(const ReportOutputs& outputs) {
-  for (const auto& format : outputs.formats) {
-    if (std::find(kReportFormats.begin(), kReportFormats.end(), format) == kReportFormats.end()) {
-      throw UsageError(fmt::format("unknown report format '{}' (text, json, junit, gradescope or html)", format));
-    }
-  }
+  for (const auto& name : outputs.formats) format_named(name);
   if (outputs.output_dir.empty() && outputs.formats.size() > 1) {
     throw UsageError("stdout takes one --format; give --output-dir DIR to write several");
   }
@@ -96,7 +67,7 @@ void prepare_report_outputs(const ReportOutputs& outputs) {
   }
   for (const auto& destination : destinations(outputs)) {
     try {
-      check_report_path(destination.file, display_name(destination.format));
+      check_report_path(destination.file, destination.format->display_name);
     } catch (const std::runtime_error& error) {
       throw UsageError(error.what());
     }
@@ -112,13 +83,13 @@ void emit_reports(const GradeResult& report, const ReportOutputs& outputs, std::
     style.show_hidden_details = view.show_hidden_details;
     write_text_report(out, report, style);
   } else {
-    out << render(on_stdout, report, view);
+    out << format_named(on_stdout).render(report, view);
   }
   out.flush();
   std::ostream& where = on_stdout == "text" ? out : notes;
   for (const auto& destination : destinations(outputs)) {
-    const std::string name = display_name(destination.format);
-    write_report_file(destination.file, render(destination.format, report, view), name);
+    const std::string name(destination.format->display_name);
+    write_report_file(destination.file, destination.format->render(report, view), name);
     where << "  " << name << " report: " << destination.file.string() << "\n";
   }
 }

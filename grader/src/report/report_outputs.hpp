@@ -1,6 +1,8 @@
 #pragma once
-// Which reports a labgrade run writes, and where: the options of `grade` and `check`.
+// Which reports a labgrade run writes, and where: the options of `grade` and `check`. The formats
+// themselves are listed in report_formats.hpp.
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -9,21 +11,15 @@
 
 namespace labgrade {
 
-inline const std::vector<std::string> kReportFormats{"text", "json", "junit", "gradescope", "html"};
-
 struct ReportOutputs {
   // --format: without an output directory, the one format printed on stdout (default text);
   // with one, the formats written into it (default all), while stdout gets the text report.
   std::vector<std::string> formats;
   std::filesystem::path output_dir;
-  // A file per format, on top of the above.
-  std::filesystem::path json, junit, gradescope, html;
+  // A file per format (--json FILE, --html FILE, ...), on top of the above; keyed by format name.
+  std::map<std::string, std::filesystem::path> files;
   bool student_view = false;  // hide hidden tests' details in text, JUnit and HTML (Gradescope always does)
 };
-
-// The file name of `format` inside --output-dir: report.txt, report.json, report.junit.xml,
-// results.json (Gradescope's name), report.html.
-std::string default_file_name(const std::string& format);
 
 // Refuses a request that cannot be carried out, before minutes are spent on a grade: throws
 // UsageError for an unknown format, several formats for stdout, or a path that cannot be written.

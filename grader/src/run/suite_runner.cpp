@@ -8,12 +8,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "run/trusted_events.hpp"
 #include "text/text_lines.hpp"
 
 namespace labgrade {
 namespace {
+
+namespace events = cudalabs::events;
 
 constexpr int kResultFd = 3;
 constexpr int kResultTokenFd = 4;
@@ -69,27 +72,30 @@ void read_event(StreamState& state, const std::string& line) {
     return;
   }
   const nlohmann::json& event = *trusted;
-  const std::string kind = event.value("event", "");
-  if (kind == "environment") {
+  const std::string kind = events::name_of(event);
+  if (kind == events::Environment::kName) {
+    const auto environment = event.get<events::Environment>();
     state.environment_seen = true;
-    state.cuda_device = event.value("cuda_device", false);
-    state.device = event.value("device", "");
-    state.no_device_reason = event.value("reason", "");
-  } else if (kind == "start") {
-    state.running = event.value("test", "");
-  } else if (kind == "end") {
+    state.cuda_device = environment.cuda_device;
+    state.device = environment.device;
+    state.no_device_reason = environment.reason;
+  } else if (kind == events::TestStart::kName) {
+    state.running = event.get<events::TestStart>().test;
+  } else if (kind == events::TestEnd::kName) {
+    const auto end = event.get<events::TestEnd>();
     TestOutcome outcome;
-    outcome.name = event.value("test", "");
-    const std::string status = event.value("status", "");
-    outcome.status = status == "passed" ? TestStatus::Passed : status == "skipped" ? TestStatus::Skipped
-                                                                                  : TestStatus::Failed;
-    outcome.message = event.value("message", "");
-    outcome.seconds = event.value("ms", 0.0) / 1000.0;
+    outcome.name = end.test;
+    outcome.status = end.status == "passed"    ? TestStatus::Passed
+                     : end.status == "skipped" ? TestStatus::Skipped
+                                               : TestStatus::Failed;
+    outcome.message = end.message;
+    outcome.seconds = end.ms / 1000.0;
     state.finished[outcome.name] = outcome;
     if (state.running == outcome.name) state.running.clear();
-  } else if (kind == "context_lost") {
-    state.context_lost_error = event.value("error", "");
-    const std::string test = event.value("test", "");
+  } else if (kind == events::ContextLost::kName) {
+    const auto lost = event.get<events::ContextLost>();
+    state.context_lost_error = lost.error;
+    const std::string& test = lost.test;
     // The harness reports it after the test's end event; a test that never ended is charged too.
     auto found = state.finished.find(test);
     if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Crashed, "", 0}).first;
@@ -98,11 +104,13 @@ void read_event(StreamState& state, const std::string& line) {
     found->second.message = fmt::format(
         "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
         state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
-  } else if (kind == "leaked") {
+  } else if (kind == events::Leaked::kName) {
     // Reported after the test's end event: the test is charged, the process ends, the rest rerun.
-    const std::string test = event.value("test", "");
-    auto found = state.finished.find(test);
-    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Failed, "", 0}).first;
+    const auto leaked = event.get<events::Leaked>();
+    auto found = state.finished.find(leaked.test);
+    if (found == state.finished.end()) {
+      found = state.finished.emplace(leaked.test, TestOutcome{leaked.test, TestStatus::Failed, "", 0}).first;
+    }
     constexpr double kMiB = 1024.0 * 1024.0;
     const std::string earlier = found->second.message;
     found->second.status = TestStatus::Failed;
@@ -110,11 +118,11 @@ void read_event(StreamState& state, const std::string& line) {
         "this test left {:.0f} MiB of device memory allocated after it ended ({:.0f} of {:.0f} MiB free before it, "
         "{:.0f} after): free what the code allocates (cudaFree / cudaFreeAsync), or allocate a small scratch "
         "buffer once; the tests after it ran in a fresh process{}",
-        event.value("bytes", 0.0) / kMiB, event.value("free_before", 0.0) / kMiB, event.value("total", 0.0) / kMiB,
-        event.value("free_after", 0.0) / kMiB, earlier.empty() ? "" : "\n" + earlier);
-  } else if (kind == "measurement") {
+        leaked.bytes / kMiB, leaked.free_before / kMiB, leaked.total / kMiB, leaked.free_after / kMiB,
+        earlier.empty() ? "" : "\n" + earlier);
+  } else if (kind == events::Measurement::kName) {
     if (auto measurement = parse_measurement(event)) state.measurements[event.value("test", "")] = *measurement;
-  } else if (kind == "done") {
+  } else if (kind == events::Done::kName) {
     state.done = true;
   }
 }

@@ -18,10 +18,6 @@ std::string_view to_string(TestStatus status) {
 
 namespace {
 
-bool counted(const cudalabs::config::TestSpec& spec, bool only_public) {
-  return !only_public || spec.visibility == cudalabs::config::Visibility::Public;
-}
-
 ScoredTest scored(const cudalabs::config::TestSpec& spec, TestOutcome outcome) {
   ScoredTest test;
   test.name = spec.name;
@@ -38,7 +34,7 @@ std::vector<ScoredTest> score_tests(const cudalabs::config::LabConfig& lab, cons
                                     bool only_public) {
   std::vector<ScoredTest> tests;
   for (const auto& spec : lab.tests) {
-    if (!counted(spec, only_public)) continue;
+    if (!cudalabs::config::covered(spec.visibility, only_public)) continue;
     const auto found = std::find_if(outcomes.begin(), outcomes.end(),
                                     [&](const TestOutcome& outcome) { return outcome.name == spec.name; });
     TestOutcome outcome = found != outcomes.end()
@@ -55,7 +51,7 @@ std::vector<ScoredTest> score_performance(const cudalabs::config::LabConfig& lab
                                           bool only_public) {
   std::vector<ScoredTest> scored_cases;
   for (const auto& spec : lab.performance) {
-    if (only_public && spec.visibility != cudalabs::config::Visibility::Public) continue;
+    if (!cudalabs::config::covered(spec.visibility, only_public)) continue;
     const std::string name = spec.test_name();
     const auto outcome = std::find_if(outcomes.begin(), outcomes.end(),
                                       [&](const TestOutcome& candidate) { return candidate.name == name; });
@@ -95,10 +91,10 @@ std::vector<ScoredTest> unscored_tests(const cudalabs::config::LabConfig& lab, T
                                        const std::string& reason, bool only_public) {
   std::vector<ScoredTest> tests;
   for (const auto& spec : lab.tests) {
-    if (counted(spec, only_public)) tests.push_back(scored(spec, TestOutcome{spec.name, status, reason, 0}));
+    if (cudalabs::config::covered(spec.visibility, only_public)) tests.push_back(scored(spec, TestOutcome{spec.name, status, reason, 0}));
   }
   for (const auto& spec : lab.performance) {
-    if (only_public && spec.visibility != cudalabs::config::Visibility::Public) continue;
+    if (!cudalabs::config::covered(spec.visibility, only_public)) continue;
     ScoredTest test;
     test.name = spec.test_name();
     test.visibility = spec.visibility;

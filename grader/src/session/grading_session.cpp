@@ -1,26 +1,15 @@
 #include "session/grading_session.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
 
-#include "build/build_recipe.hpp"
-#include "build/submission_builder.hpp"
-#include "checks/include_scan.hpp"
-#include "checks/symbol_scan.hpp"
-#include "cudalabs/course/course_config.hpp"
-#include "cudalabs/course/lab_config.hpp"
-#include "cudalabs/timing/grade_seed.hpp"
-#include "run/sanitizer_pass.hpp"
-#include "run/suite_runner.hpp"
-#include "run/trusted_events.hpp"
-#include "sandbox/containment_rules.hpp"
 #include "score/scoring.hpp"
-#include "stage/staging.hpp"
+#include "session/session_state.hpp"
+#include "session/stages.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
@@ -36,13 +25,23 @@ std::vector<std::string> CoursePaths::lab_ids() const {
   return ids;
 }
 
+double seconds_since(SessionClock::time_point start) {
+  return std::chrono::duration<double>(SessionClock::now() - start).count();
+}
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+// The pipeline: each stage runs only when every stage before it let the run go on.
+constexpr Stage kPipeline[] = {
+    stage_student_files,      // stage/
+    check_forbidden_includes, // checks/
+    build_student_code,       // build/
+    check_forbidden_symbols,  // checks/
+    load_test_suite,          // run/
+    run_and_score_tests,      // run/, score/
+    run_sanitizer,            // run/
+    judge_self_check,         // score/
+};
 
 // The work directory: ours to create and, unless asked to keep it, to delete. An existing
 // non-empty directory is never used, so nothing of the caller's is overwritten.
@@ -75,176 +74,70 @@ class WorkDirectory {
   bool keep_;
 };
 
-struct LoadedLab {
-  config::CourseConfig course;
-  config::LabConfig lab;
-  BuildRecipe recipe;
-};
-
-LoadedLab load_lab(const CoursePaths& paths, const std::string& lab_id) {
+// Everything a run needs, loaded and checked before anything is staged or built: a mistake in
+// the request or the YAML ends the run here, with an exception rather than a report.
+SessionState open_session(const CoursePaths& paths, const RunRequest& request, bool graded) {
+  SessionState session;
+  session.start = SessionClock::now();
+  session.paths = paths;
+  session.request = request;
+  session.graded = graded;
   const auto ids = paths.lab_ids();
-  if (std::find(ids.begin(), ids.end(), lab_id) == ids.end()) {
-    throw UsageError(fmt::format("unknown lab '{}'; the labs are: {}", lab_id, fmt::join(ids, ", ")));
+  if (std::find(ids.begin(), ids.end(), request.lab) == ids.end()) {
+    throw UsageError(fmt::format("unknown lab '{}'; the labs are: {}", request.lab, fmt::join(ids, ", ")));
   }
-  return LoadedLab{config::load_course_config(paths.course_config()), config::load_lab_config(paths.lab_config(lab_id)),
-                   load_build_recipe(paths.build_recipe(lab_id))};
-}
-
-GradeResult run(const CoursePaths& paths, const RunRequest& request, bool graded) {
-  const auto start = Clock::now();
-  const LoadedLab loaded = load_lab(paths, request.lab);
-  const bool only_public = !graded;
-  const std::string harness = graded ? loaded.recipe.grade_harness : loaded.recipe.selfcheck_harness;
-  if (harness.empty()) {
+  session.course = config::load_course_config(paths.course_config());
+  session.lab = config::load_lab_config(paths.lab_config(request.lab));
+  session.recipe = load_build_recipe(paths.build_recipe(request.lab));
+  session.harness = graded ? session.recipe.grade_harness : session.recipe.selfcheck_harness;
+  if (session.harness.empty()) {
     throw UsageError(fmt::format("this tree has no hidden suite for {} (a student release?); use `labgrade check {}`",
                                  request.lab, request.lab));
   }
-  const fs::path submission = request.submission.empty() ? paths.lab_dir(request.lab) : request.submission;
+  session.submission = request.submission.empty() ? paths.lab_dir(request.lab) : request.submission;
   // Found before anything is built, so a missing sanitizer costs no time.
-  const bool sanitize = request.sanitize || (graded && loaded.lab.sanitizer.required);
-  const fs::path sanitizer = sanitize ? find_compute_sanitizer(loaded.recipe.nvcc) : fs::path{};
-  if (sanitize && sanitizer.empty()) {
+  const bool sanitize = request.sanitize || (graded && session.lab.sanitizer.required);
+  session.sanitizer = sanitize ? find_compute_sanitizer(session.recipe.nvcc) : fs::path{};
+  if (sanitize && session.sanitizer.empty()) {
     throw UsageError(fmt::format("{} needs compute-sanitizer, found neither next to {} nor on PATH",
                                  request.sanitize ? "--sanitize" : request.lab + " (its YAML says sanitizer: "
                                                                                  "{required: true})",
-                                 loaded.recipe.nvcc.empty() ? "nvcc" : loaded.recipe.nvcc));
+                                 session.recipe.nvcc.empty() ? "nvcc" : session.recipe.nvcc));
   }
+  GradeResult& result = session.result;
+  result.mode = graded ? "grade" : "check";
+  result.lab = session.lab.id;
+  result.title = session.lab.title;
+  result.submission = session.submission.string();
+  return session;
+}
 
-  GradeResult report;
-  report.mode = graded ? "grade" : "check";
-  report.lab = loaded.lab.id;
-  report.title = loaded.lab.title;
-  report.submission = submission.string();
+GradeResult finish(SessionState& session, const Stop& stop) {
+  GradeResult& result = session.result;
+  if (!stop.tests_not_run_because.empty()) {
+    result.tests = unscored_tests(session.lab, TestStatus::NotRun, stop.tests_not_run_because, session.only_public());
+  }
+  result.status = stop.status;
+  result.status_detail = stop.detail;
+  total_points(result);
+  // Nothing ran: the possible points still come from the YAML.
+  if (result.points_possible == 0) result.points_possible = session.lab.points_possible(session.only_public());
+  result.total_seconds = seconds_since(session.start);
+  return result;
+}
 
-  auto finish = [&](RunStatus status, std::string detail) {
-    report.status = status;
-    report.status_detail = std::move(detail);
-    total_points(report);
-    if (report.points_possible == 0) {  // nothing ran: the possible points still come from the YAML
-      for (const auto& spec : loaded.lab.tests) {
-        if (!only_public || spec.visibility == config::Visibility::Public) report.points_possible += spec.points;
-      }
-      for (const auto& spec : loaded.lab.performance) {
-        if (!only_public || spec.visibility == config::Visibility::Public) report.points_possible += spec.points;
-      }
-    }
-    report.total_seconds = seconds_since(start);
-    return report;
-  };
-
+GradeResult run(const CoursePaths& paths, const RunRequest& request, bool graded) {
+  SessionState session = open_session(paths, request, graded);
   WorkDirectory work(request.work_dir, request.lab, request.keep_work_dir);
-  const fs::path source_dir = work.path() / "src", binary_dir = work.path() / "bin", run_dir = work.path() / "run";
-  fs::create_directories(binary_dir);
-  fs::create_directories(run_dir);
-
-  StagedSubmission staged;
-  try {
-    staged = stage_submission(submission, loaded.lab.student_files, source_dir, loaded.course.max_source_bytes);
-  } catch (const SubmissionError& error) {
-    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, error.what(), only_public);
-    report.stage_seconds = seconds_since(start);
-    return finish(RunStatus::SubmissionRejected, error.what());
+  session.source_dir = work.path() / "src";
+  session.binary_dir = work.path() / "bin";
+  session.run_dir = work.path() / "run";
+  fs::create_directories(session.binary_dir);
+  fs::create_directories(session.run_dir);
+  for (const Stage stage : kPipeline) {
+    if (std::optional<Stop> stop = stage(session)) return finish(session, *stop);
   }
-  report.staged_files = staged.taken_from;
-  report.ignored_files = staged.ignored;
-  report.ignored_not_listed = staged.ignored_not_listed;
-  report.stage_seconds = seconds_since(start);
-
-  // The lab's `forbid:` rules: headers before the build, called functions after it. Breaking
-  // one scores 0 and nothing of the code runs.
-  const config::ForbidRules rules = forbid_rules_for(loaded.course, loaded.lab, paths.root);
-  auto broke_rules = [&](const std::vector<RuleViolation>& violations) {
-    for (const auto& violation : violations) report.rule_violations.push_back(violation.describe());
-    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code breaks a rule of the lab",
-                                  only_public);
-    const std::string more = violations.size() > 1 ? fmt::format(" (and {} more)", violations.size() - 1) : "";
-    return finish(RunStatus::RuleViolation, "score 0: " + violations.front().describe() + more);
-  };
-  if (const auto violations = scan_includes(staged.files, staged.taken_from, rules.includes); !violations.empty()) {
-    return broke_rules(violations);
-  }
-
-  report.build = build_student_library(BuildRequest{loaded.recipe, staged.files, binary_dir,
-                                                    loaded.course.build_timeout_seconds,
-                                                    loaded.course.max_output_bytes,
-                                                    compiler_limits(loaded.course.limits)});
-  const RunStatus not_built = graded ? RunStatus::Graded : RunStatus::BuildFailed;
-  if (!report.build.succeeded) {
-    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code did not compile", only_public);
-    return finish(not_built, "the code did not compile; the compiler's messages are below");
-  }
-  std::vector<std::string> called;
-  for (const auto& object : report.build.object_files) {
-    for (auto& symbol : undefined_symbols(object, compiler_limits(loaded.course.limits))) called.push_back(std::move(symbol));
-  }
-  const std::string compiled = fmt::format("the compiled code of {}", fmt::join(staged.taken_from, ", "));
-  if (const auto violations = check_symbols(called, rules.symbols, compiled); !violations.empty()) {
-    return broke_rules(violations);
-  }
-
-  const auto test_start = Clock::now();
-  HarnessInvocation invocation;
-  invocation.harness = place_harness(harness, binary_dir);
-  invocation.working_dir = run_dir;
-  invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(paths.lab_config(request.lab)).string()},
-                    {"CUDALABS_COURSE_CONFIG", fs::absolute(paths.course_config()).string()},
-                    {cudalabs::timing::kTimingSeedVariable, new_timing_seed()}};
-  invocation.test_timeout_seconds = loaded.lab.timeout_for_tests(loaded.course);
-  invocation.max_output_bytes = loaded.course.max_output_bytes;
-  invocation.limits = test_process_limits(loaded.course.limits);
-
-  const TestListing listing = list_tests(invocation);
-  if (!listing.ok()) {
-    // Typically a function of the API that the submission deleted or renamed.
-    report.build.succeeded = false;
-    report.build.output += fmt::format("\nThe library compiled, but the test program could not load it ({}):\n{}",
-                                       listing.process.describe_end(invocation.test_timeout_seconds),
-                                       listing.process.output);
-    report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the test program could not load the code",
-                                  only_public);
-    return finish(not_built, "the code compiled but does not provide the lab's API (see the build output)");
-  }
-  const auto mismatches = config::check_against_suite(loaded.lab, listing.tests, only_public);
-  if (!mismatches.empty()) throw config::ConfigError(mismatches);
-
-  std::vector<std::string> wanted;
-  for (const auto& spec : loaded.lab.tests) {
-    if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.name);
-  }
-  for (const auto& spec : loaded.lab.performance) {
-    if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.test_name());
-  }
-  const SuiteRun suite = run_tests(invocation, wanted);
-  report.device = suite.device;
-  report.tests = score_tests(loaded.lab, suite.outcomes, only_public);
-  for (ScoredTest& timed : score_performance(loaded.lab, suite.outcomes, suite.measurements, only_public)) {
-    report.tests.push_back(std::move(timed));
-  }
-  report.test_seconds = seconds_since(test_start);
-  if (!suite.cuda_device) {
-    std::string reason = suite.no_device_reason;
-    const std::string redundant = "no CUDA device: ";
-    if (reason.rfind(redundant, 0) == 0) reason.erase(0, redundant.size());
-    return finish(RunStatus::NoCudaDevice,
-                  fmt::format("not a grade: the code compiled, but no CUDA device is usable here, so its tests "
-                              "were skipped; {}", reason));
-  }
-  if (sanitize) {
-    std::vector<std::string> correctness;  // not Performance.*: far too slow under a sanitizer
-    for (const auto& spec : loaded.lab.tests) {
-      if (!only_public || spec.visibility == config::Visibility::Public) correctness.push_back(spec.name);
-    }
-    apply_sanitizer_findings(report.tests, run_sanitizer_pass(invocation, sanitizer, correctness),
-                             loaded.lab.sanitizer.required);
-    report.test_seconds = seconds_since(test_start);
-  }
-  const bool all_passed = std::all_of(report.tests.begin(), report.tests.end(), [](const ScoredTest& test) {
-    return test.outcome.status == TestStatus::Passed;
-  });
-  if (!graded && !all_passed) {
-    return finish(RunStatus::TestsFailed, "some public tests did not pass");
-  }
-  return finish(RunStatus::Graded, graded ? "graded" : "all public tests passed");
+  return finish(session, Stop{RunStatus::Graded, graded ? "graded" : "all public tests passed", ""});
 }
 
 }  // namespace

@@ -1,19 +1,12 @@
 #pragma once
 // One labgrade run from start to report: load the YAML, stage, build, run, score.
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "model/grade_result.hpp"
 
 namespace labgrade {
-
-// A mistake in how labgrade was called (unknown lab, bad directory): exit code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct CoursePaths {
   std::filesystem::path root;       // the course tree: config/, labs/, ...

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "sandbox/child_process.hpp"
-#include "stage/staging.hpp"
+#include "stage/submission_error.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;

@@ -2,18 +2,12 @@
 // Copies the lab's student files, and nothing else, from a submission into a fresh directory.
 #include <cstdint>
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-namespace labgrade {
+#include "stage/submission_error.hpp"
 
-// The submission cannot be graded as given (a student file is missing, ambiguous, too large or
-// not text, or an archive is unsafe).
-class SubmissionError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace labgrade {
 
 struct StagedSubmission {
   std::vector<std::filesystem::path> files;  // the staged copies, in student_files order

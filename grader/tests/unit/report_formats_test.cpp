@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "report/html_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/report_common.hpp"
+#include "report/report_formats.hpp"
 #include "report/report_outputs.hpp"
 #include "report/text_report.hpp"
 #include "session/grading_session.hpp"
@@ -525,7 +527,7 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   fs::remove_all(dir);
   ReportOutputs outputs;
   outputs.output_dir = dir / "all";
-  outputs.html = dir / "extra.html";
+  outputs.files["html"] = dir / "extra.html";
   prepare_report_outputs(outputs);  // creates the directory
   std::ostringstream out, notes;
   emit_reports(graded_report(), outputs, out, false, notes);
@@ -541,7 +543,7 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   // One format on stdout, and nothing else there: it can be piped.
   ReportOutputs json_only;
   json_only.formats = {"json"};
-  json_only.junit = dir / "report.xml";
+  json_only.files["junit"] = dir / "report.xml";
   std::ostringstream json_out, json_notes;
   emit_reports(graded_report(), json_only, json_out, false, json_notes);
   EXPECT_EQ(nlohmann::json::parse(json_out.str())["lab"], "01_vector_add");
@@ -551,11 +553,23 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   two_on_stdout.formats = {"json", "html"};
   EXPECT_THROW(prepare_report_outputs(two_on_stdout), UsageError);
   ReportOutputs into_directory;
-  into_directory.gradescope = dir;
+  into_directory.files["gradescope"] = dir;
   EXPECT_THROW(prepare_report_outputs(into_directory), UsageError);
   ReportOutputs unknown;
   unknown.formats = {"pdf"};
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
+}
+
+TEST(ReportFormats, EachFormatHasOneEntryAndItsOwnFile) {
+  std::set<std::string_view> files;
+  for (const ReportFormat& format : report_formats()) {
+    EXPECT_EQ(find_report_format(format.name), &format);
+    EXPECT_TRUE(files.insert(format.default_file).second) << "two formats write " << format.default_file;
+    EXPECT_EQ(format.option.empty(), format.name == "text") << "every format but text has a file option";
+    EXPECT_FALSE(format.render(graded_report(), ReportView{true}).empty()) << format.name;
+  }
+  EXPECT_EQ(find_report_format("pdf"), nullptr);
+  EXPECT_EQ(report_format_names(" or "), "text, json, junit, gradescope or html");
 }
 
 }  // namespace

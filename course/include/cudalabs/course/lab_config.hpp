@@ -17,6 +17,12 @@ namespace cudalabs::config {
 enum class Visibility { Public, Hidden };
 std::string_view to_string(Visibility visibility);  // "public" / "hidden", as written in the YAML
 
+// The one visibility filter: a grade covers every test, a self-check (`only_public`) only the
+// public ones; hidden tests stay out of what students run.
+inline bool covered(Visibility visibility, bool only_public) {
+  return !only_public || visibility == Visibility::Public;
+}
+
 struct Tolerance {
   double abs = 0;
   double rel = 0;
@@ -34,6 +40,18 @@ struct SanitizerPolicy {
   bool required = false;  // a grade always runs the sanitizer pass; a finding scores the test 0
 };
 
+// `reference_targets:`: what the reference solution must reach on the course's GPU, measured by
+// bench/labs/<lab>_bench.cu against a baseline in the same run. Handouts and benches cite these;
+// they are the course's bar for the solution, not a threshold for students.
+struct ReferenceTarget {
+  std::string name;      // `case`: the kernel or case measured, e.g. "sobel"
+  std::string baseline;  // one of kReferenceBaselines
+  double at_least = 0;   // the reference's throughput as a fraction of the baseline's
+};
+// copy_bandwidth: a device-to-device cudaMemcpy of the same bytes (read + written); cub, cublas:
+// the library's routine for the same problem.
+inline const std::vector<std::string> kReferenceBaselines{"copy_bandwidth", "cub", "cublas"};
+
 struct LabConfig {
   std::string source_path;
   std::string id;  // `lab`: equals the file's stem
@@ -49,11 +67,18 @@ struct LabConfig {
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
+  std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.
   const PerformanceSpec* find_performance_test(std::string_view test_name) const;
   double timeout_for_tests(const CourseConfig& course) const;
+
+  // What a run covers (see covered()): the correctness tests' names, the performance cases'
+  // test names, both in YAML order, and the points they are worth together.
+  std::vector<std::string> test_names(bool only_public) const;
+  std::vector<std::string> performance_test_names(bool only_public) const;
+  double points_possible(bool only_public) const;
 };
 
 // Throws ConfigError listing every problem in the file.

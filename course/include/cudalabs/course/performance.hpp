@@ -13,6 +13,8 @@ namespace cudalabs::config {
 
 enum class Visibility;
 
+// Each kind has its entry (YAML key, direction, figure, wording, what the suite must declare) in
+// threshold_kinds.hpp.
 enum class ThresholdKind {
   MaxRatioToSolution,          // student median time <= value x solution median time, same run
   MinFractionOfPeakBandwidth,  // achieved bytes/s >= value x this device's measured copy bandwidth

@@ -1,0 +1,148 @@
+#pragma once
+// The events a lab harness sends labgrade on its result stream, one JSON object per line
+// ({"event":"<name>", ...}; the channel itself and its token: cudalabs/result_stream.hpp). This
+// header is the protocol's only schema: the harness writes these types (common/src/
+// result_stream_listener.cpp, common/src/performance_case.cpp) and labgrade reads them back
+// (grader/src/run/suite_runner.cpp), both through the to_json/from_json below.
+//
+// Reading is as forgiving as labgrade always was, except for a measurement: a field that is
+// missing reads as empty or zero, but a measurement without one of the figures a verdict or the
+// report needs is refused (from_json throws nlohmann::json::exception).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace cudalabs::events {
+
+// Sent once, before any test: whether this process can use a CUDA device.
+struct Environment {
+  static constexpr const char* kName = "environment";
+  bool cuda_device = false;
+  std::string device;  // the device's name, when known
+  std::string reason;  // why there is no usable device
+};
+
+struct TestStart {
+  static constexpr const char* kName = "start";
+  std::string test;  // Suite.Name
+};
+
+struct TestEnd {
+  static constexpr const char* kName = "end";
+  std::string test;
+  std::string status;  // "passed", "failed" or "skipped"
+  double ms = 0;
+  std::string message;  // failure or skip messages, cut to a bounded length
+};
+
+// The test left the CUDA context unusable (a sticky error); the harness exits after this.
+struct ContextLost {
+  static constexpr const char* kName = "context_lost";
+  std::string test;
+  std::string error;  // "cudaErrorIllegalAddress: ..."
+};
+
+// The test kept device memory allocated after it ended; the harness exits after this.
+struct Leaked {
+  static constexpr const char* kName = "leaked";
+  std::string test;
+  std::uint64_t bytes = 0;
+  std::uint64_t free_before = 0;
+  std::uint64_t free_after = 0;
+  std::uint64_t total = 0;
+};
+
+// A median with its confidence interval.
+struct Interval {
+  double median = 0;
+  double low = 0;
+  double high = 0;
+};
+
+// A sampled quantity: its median, confidence interval and sample count.
+struct Summary {
+  double median = 0;
+  double low = 0;
+  double high = 0;
+  std::size_t samples = 0;
+};
+
+struct Clocks {
+  double sm_mhz_measured = 0;
+  double sm_mhz_max = 0;
+  double memory_mhz = 0;
+  std::string note;
+};
+
+// What one performance case measured (cudalabs/performance_case.hpp), from which labgrade draws
+// its verdict with the same arithmetic as the harness (cudalabs/course/performance.hpp).
+struct Measurement {
+  static constexpr const char* kName = "measurement";
+  std::string test;  // Performance.<case>
+  std::string device;
+  std::string threshold_kind;  // the YAML key of the case's threshold
+  Interval figure;             // what the threshold was compared with, in its unit
+  Summary student_ms;
+  Summary solution_ms;
+  Summary ratio;            // student time / solution time, paired per round
+  bool target_met = false;  // the interval reached the course's precision target
+  int rounds = 0;
+  int remeasured = 0;  // extra measurements because the result was too close to call
+  double seconds = 0;  // wall time spent measuring
+  double bytes = 0;    // declared by the suite
+  double flops = 0;    // declared by the suite
+  double achieved_gbs = 0;
+  double achieved_gflops = 0;
+  double peak_bandwidth_gbs = 0;  // measured in-process
+  double peak_gflops = 0;         // declared by the suite
+  Clocks clocks;
+  // How far the timed calls can be trusted (cudalabs/timing/plausibility.hpp). `implausible` is
+  // required: a measurement that does not say whether it is believable is not scored.
+  bool implausible = false;
+  std::string implausible_reason;
+  double bandwidth_limit_gbs = 0;  // the ceilings the figures were checked against
+  double flops_limit_gflops = 0;
+  int verified_samples = 0;  // timed student calls whose output was checked
+  std::string timing_seed;   // the grade's seed and this case's, to reproduce the inputs
+  std::string case_seed;
+};
+
+// The last event of a harness that ran to its end.
+struct Done {
+  static constexpr const char* kName = "done";
+};
+
+void to_json(nlohmann::json& json, const Environment& event);
+void from_json(const nlohmann::json& json, Environment& event);
+void to_json(nlohmann::json& json, const TestStart& event);
+void from_json(const nlohmann::json& json, TestStart& event);
+void to_json(nlohmann::json& json, const TestEnd& event);
+void from_json(const nlohmann::json& json, TestEnd& event);
+void to_json(nlohmann::json& json, const ContextLost& event);
+void from_json(const nlohmann::json& json, ContextLost& event);
+void to_json(nlohmann::json& json, const Leaked& event);
+void from_json(const nlohmann::json& json, Leaked& event);
+void to_json(nlohmann::json& json, const Interval& value);
+void from_json(const nlohmann::json& json, Interval& value);
+void to_json(nlohmann::json& json, const Summary& value);
+void from_json(const nlohmann::json& json, Summary& value);
+void to_json(nlohmann::json& json, const Clocks& value);
+void to_json(nlohmann::json& json, const Measurement& event);
+void from_json(const nlohmann::json& json, Measurement& event);
+void to_json(nlohmann::json& json, const Done& event);
+
+// The event's name ("" when it has none): which type to read it as.
+std::string name_of(const nlohmann::json& event);
+
+// One line of the stream: the event as a JSON object with its name, without a newline. Text that
+// is not valid UTF-8 (a student's failure message) is replaced, never an error.
+template <typename Event>
+std::string to_line(const Event& event) {
+  nlohmann::json json = event;
+  json["event"] = Event::kName;
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace cudalabs::events

@@ -1,0 +1,114 @@
+#include "cudalabs/course/threshold_kinds.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "cudalabs/course/name_list.hpp"
+
+namespace cudalabs::config {
+namespace {
+
+// work / time as a fraction of `peak_per_second`; 0 when either is unknown.
+double fraction(double work, double peak_per_second, double milliseconds) {
+  return milliseconds > 0 && peak_per_second > 0 ? work / (milliseconds * 1e-3) / peak_per_second : 0.0;
+}
+
+// A rate's interval follows from the time's: the slowest time gives the lowest rate.
+MeasuredFigure fraction_of_peak(double work, double peak_per_second, const MeasuredFigure& ms) {
+  return {fraction(work, peak_per_second, ms.median), fraction(work, peak_per_second, ms.high),
+          fraction(work, peak_per_second, ms.low)};
+}
+
+std::string describe_fraction_of_peak(const MeasuredFigure& figure) {
+  return fmt::format("{:.1f}% of this device's peak (95% CI {:.1f}-{:.1f}%)", 100 * figure.median, 100 * figure.low,
+                     100 * figure.high);
+}
+
+std::string describe_at_least_percent(double limit) { return fmt::format("at least {:.3g}%", 100 * limit); }
+
+std::string nothing_missing(double, double, double) { return ""; }
+
+constexpr ThresholdKindEntry kRatio{
+    ThresholdKind::MaxRatioToSolution,
+    "max_ratio_to_solution",
+    true,
+    [](const Timings& timings) { return timings.ratio; },
+    [](const MeasuredFigure& figure) {
+      return fmt::format("{:.3f}x the solution's time (95% CI {:.3f}-{:.3f})", figure.median, figure.low,
+                         figure.high);
+    },
+    [](double limit) { return fmt::format("at most {:.3g}x", limit); },
+    nothing_missing,
+};
+
+constexpr ThresholdKindEntry kBandwidth{
+    ThresholdKind::MinFractionOfPeakBandwidth,
+    "min_fraction_of_peak_bandwidth",
+    false,
+    [](const Timings& timings) {
+      return fraction_of_peak(timings.bytes, timings.peak_bandwidth_gbs * 1e9, timings.student_ms);
+    },
+    describe_fraction_of_peak,
+    describe_at_least_percent,
+    [](double bytes, double, double) -> std::string {
+      return bytes > 0 ? "" : "min_fraction_of_peak_bandwidth needs the suite to declare the bytes moved "
+                              "(PerformanceWork::bytes)";
+    },
+};
+
+constexpr ThresholdKindEntry kFlops{
+    ThresholdKind::MinFractionOfPeakFlops,
+    "min_fraction_of_peak_flops",
+    false,
+    [](const Timings& timings) {
+      return fraction_of_peak(timings.flops, timings.peak_gflops * 1e9, timings.student_ms);
+    },
+    describe_fraction_of_peak,
+    describe_at_least_percent,
+    [](double, double flops, double peak_gflops) -> std::string {
+      return flops > 0 && peak_gflops > 0 ? "" : "min_fraction_of_peak_flops needs the suite to declare flops and "
+                                                 "peak_gflops";
+    },
+};
+
+constexpr ThresholdKindEntry kMilliseconds{
+    ThresholdKind::MaxMs,
+    "max_ms",
+    true,
+    [](const Timings& timings) { return timings.student_ms; },
+    [](const MeasuredFigure& figure) {
+      return fmt::format("{:.4g} ms (95% CI {:.4g}-{:.4g})", figure.median, figure.low, figure.high);
+    },
+    [](double limit) { return fmt::format("at most {:.4g} ms", limit); },
+    nothing_missing,
+};
+
+}  // namespace
+
+const std::vector<ThresholdKindEntry>& threshold_kinds() {
+  static const std::vector<ThresholdKindEntry> kinds{kRatio, kBandwidth, kFlops, kMilliseconds};
+  return kinds;
+}
+
+const ThresholdKindEntry& threshold_kind(ThresholdKind kind) {
+  for (const ThresholdKindEntry& entry : threshold_kinds()) {
+    if (entry.kind == kind) return entry;
+  }
+  throw std::logic_error(fmt::format("threshold kind {} has no entry in threshold_kinds()", static_cast<int>(kind)));
+}
+
+const ThresholdKindEntry* find_threshold_kind(std::string_view key) {
+  for (const ThresholdKindEntry& entry : threshold_kinds()) {
+    if (entry.key == key) return &entry;
+  }
+  return nullptr;
+}
+
+std::string threshold_kind_keys(std::string_view last_separator) {
+  std::vector<std::string_view> keys;
+  for (const ThresholdKindEntry& entry : threshold_kinds()) keys.push_back(entry.key);
+  return name_list(keys, last_separator);
+}
+
+}  // namespace cudalabs::config

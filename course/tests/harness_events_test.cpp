@@ -1,0 +1,61 @@
+// The harness-to-labgrade protocol: what the harness writes, labgrade reads back unchanged, and
+// reading stays as forgiving (or as strict, for a measurement) as the protocol says.
+#include <gtest/gtest.h>
+
+#include "cudalabs/course/harness_events.hpp"
+
+namespace cudalabs::events {
+namespace {
+
+nlohmann::json line_of(const std::string& line) { return nlohmann::json::parse(line); }
+
+TEST(HarnessEvents, EachEventRoundTripsThroughItsLine) {
+  const nlohmann::json end = line_of(to_line(TestEnd{"Suite.Test", "failed", 12.5, "a.cu:3: expected 1"}));
+  EXPECT_EQ(name_of(end), "end");
+  const auto read = end.get<TestEnd>();
+  EXPECT_EQ(read.test, "Suite.Test");
+  EXPECT_EQ(read.status, "failed");
+  EXPECT_DOUBLE_EQ(read.ms, 12.5);
+  EXPECT_EQ(read.message, "a.cu:3: expected 1");
+
+  const auto leaked = line_of(to_line(Leaked{"S.T", 3u << 30, 70u << 20, 10, 80u << 20})).get<Leaked>();
+  EXPECT_EQ(leaked.bytes, std::uint64_t{3} << 30);
+  EXPECT_EQ(leaked.free_after, 10u);
+
+  EXPECT_EQ(line_of(to_line(Done{})), (nlohmann::json{{"event", "done"}}));
+}
+
+TEST(HarnessEvents, EnvironmentNamesTheDeviceOrTheReasonThereIsNone) {
+  const nlohmann::json with = line_of(to_line(Environment{true, "NVIDIA H100", ""}));
+  EXPECT_EQ(with, (nlohmann::json{{"event", "environment"}, {"cuda_device", true}, {"device", "NVIDIA H100"}}));
+  const nlohmann::json without = line_of(to_line(Environment{false, "", "no CUDA device"}));
+  EXPECT_EQ(without.get<Environment>().reason, "no CUDA device");
+  EXPECT_FALSE(without.contains("device"));
+}
+
+TEST(HarnessEvents, MissingFieldsReadAsEmptyExceptInAMeasurement) {
+  const auto end = nlohmann::json{{"event", "end"}, {"test", "S.T"}}.get<TestEnd>();
+  EXPECT_EQ(end.status, "");
+  EXPECT_DOUBLE_EQ(end.ms, 0);
+
+  Measurement measurement;
+  measurement.test = "Performance.x";
+  measurement.ratio = {1.02, 1.0, 1.04, 20};
+  measurement.clocks.note = "clock not offered";
+  nlohmann::json json = line_of(to_line(measurement));
+  const auto read = json.get<Measurement>();
+  EXPECT_EQ(read.test, "Performance.x");
+  EXPECT_DOUBLE_EQ(read.ratio.high, 1.04);
+  EXPECT_EQ(read.ratio.samples, 20u);
+  EXPECT_EQ(read.clocks.note, "clock not offered");
+  json.erase("ratio");
+  EXPECT_THROW(json.get<Measurement>(), nlohmann::json::exception);
+}
+
+TEST(HarnessEvents, TextThatIsNotUtf8IsReplacedNotRefused) {
+  const std::string line = to_line(TestEnd{"S.T", "failed", 1, "bad \xff byte"});
+  EXPECT_NE(line.find("\xEF\xBF\xBD"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cudalabs::events

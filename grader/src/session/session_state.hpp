@@ -1,0 +1,59 @@
+#pragma once
+// What the stages of one labgrade run share: its inputs, as loaded and checked before anything
+// runs, and the result the stages fill in, each its own part (see grading_session.cpp for the
+// order). Internal to session/.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "build/build_recipe.hpp"
+#include "cudalabs/course/course_config.hpp"
+#include "cudalabs/course/lab_config.hpp"
+#include "model/grade_result.hpp"
+#include "run/suite_runner.hpp"
+#include "session/grading_session.hpp"
+#include "stage/staging.hpp"
+
+namespace labgrade {
+
+using SessionClock = std::chrono::steady_clock;
+
+double seconds_since(SessionClock::time_point start);
+
+struct SessionState {
+  // Inputs: fixed once the run starts.
+  CoursePaths paths;
+  RunRequest request;
+  bool graded = true;  // grade (hidden suite, every test) or check (public self-check)
+  bool only_public() const { return !graded; }
+  cudalabs::config::CourseConfig course;
+  cudalabs::config::LabConfig lab;
+  BuildRecipe recipe;
+  std::string harness;               // the suite binary that holds the tests to run
+  std::filesystem::path submission;  // what is graded: the request's, or labs/<lab>
+  std::filesystem::path sanitizer;   // compute-sanitizer; empty: no sanitizer pass
+  std::filesystem::path source_dir, binary_dir, run_dir;  // inside the work directory
+  SessionClock::time_point start;
+
+  // Passed on from one stage to a later one.
+  StagedSubmission staged;
+  cudalabs::config::ForbidRules rules;  // the course's and the lab's `forbid:`, with the lab's `allow:`
+  HarnessInvocation invocation;
+  SessionClock::time_point test_start;
+
+  GradeResult result;
+};
+
+// Why a run ends before its last stage: the run's status, one sentence for the reader, and,
+// when the tests never ran, the reason every test is listed as not run.
+struct Stop {
+  RunStatus status = RunStatus::Graded;
+  std::string detail;
+  std::string tests_not_run_because;  // "" when the tests ran
+};
+
+// A stage: reads the state, fills in its part of the result, and returns a Stop to end the run.
+using Stage = std::optional<Stop> (*)(SessionState& session);
+
+}  // namespace labgrade

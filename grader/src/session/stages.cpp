@@ -1,0 +1,151 @@
+#include "session/stages.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "build/submission_builder.hpp"
+#include "checks/include_scan.hpp"
+#include "checks/symbol_scan.hpp"
+#include "cudalabs/timing/grade_seed.hpp"
+#include "run/sanitizer_pass.hpp"
+#include "run/trusted_events.hpp"
+#include "sandbox/containment_rules.hpp"
+#include "score/scoring.hpp"
+
+namespace labgrade {
+namespace fs = std::filesystem;
+namespace config = cudalabs::config;
+
+namespace {
+
+// Breaking a `forbid:` rule scores 0 and nothing of the code runs.
+std::optional<Stop> stop_for_violations(SessionState& session, const std::vector<RuleViolation>& violations) {
+  if (violations.empty()) return std::nullopt;
+  for (const auto& violation : violations) session.result.rule_violations.push_back(violation.describe());
+  const std::string more = violations.size() > 1 ? fmt::format(" (and {} more)", violations.size() - 1) : "";
+  return Stop{RunStatus::RuleViolation, "score 0: " + violations.front().describe() + more,
+              "not run: the code breaks a rule of the lab"};
+}
+
+// Code that does not compile (or load) is a 0 in a grade and its own status in a self-check.
+RunStatus not_built(const SessionState& session) {
+  return session.graded ? RunStatus::Graded : RunStatus::BuildFailed;
+}
+
+}  // namespace
+
+std::optional<Stop> stage_student_files(SessionState& session) {
+  GradeResult& result = session.result;
+  try {
+    session.staged = stage_submission(session.submission, session.lab.student_files, session.source_dir,
+                                      session.course.max_source_bytes);
+  } catch (const SubmissionError& error) {
+    result.stage_seconds = seconds_since(session.start);
+    return Stop{RunStatus::SubmissionRejected, error.what(), error.what()};
+  }
+  result.staged_files = session.staged.taken_from;
+  result.ignored_files = session.staged.ignored;
+  result.ignored_not_listed = session.staged.ignored_not_listed;
+  result.stage_seconds = seconds_since(session.start);
+  return std::nullopt;
+}
+
+std::optional<Stop> check_forbidden_includes(SessionState& session) {
+  session.rules = forbid_rules_for(session.course, session.lab, session.paths.root);
+  return stop_for_violations(session,
+                             scan_includes(session.staged.files, session.staged.taken_from, session.rules.includes));
+}
+
+std::optional<Stop> build_student_code(SessionState& session) {
+  session.result.build = build_student_library(
+      BuildRequest{session.recipe, session.staged.files, session.binary_dir, session.course.build_timeout_seconds,
+                   session.course.max_output_bytes, compiler_limits(session.course.limits)});
+  if (session.result.build.succeeded) return std::nullopt;
+  return Stop{not_built(session), "the code did not compile; the compiler's messages are below",
+              "not run: the code did not compile"};
+}
+
+std::optional<Stop> check_forbidden_symbols(SessionState& session) {
+  std::vector<std::string> called;
+  for (const auto& object : session.result.build.object_files) {
+    for (auto& symbol : undefined_symbols(object, compiler_limits(session.course.limits))) {
+      called.push_back(std::move(symbol));
+    }
+  }
+  const std::string compiled = fmt::format("the compiled code of {}", fmt::join(session.staged.taken_from, ", "));
+  return stop_for_violations(session, check_symbols(called, session.rules.symbols, compiled));
+}
+
+std::optional<Stop> load_test_suite(SessionState& session) {
+  session.test_start = SessionClock::now();
+  HarnessInvocation& invocation = session.invocation;
+  invocation.harness = place_harness(session.harness, session.binary_dir);
+  invocation.working_dir = session.run_dir;
+  invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(session.paths.lab_config(session.request.lab)).string()},
+                    {"CUDALABS_COURSE_CONFIG", fs::absolute(session.paths.course_config()).string()},
+                    {cudalabs::timing::kTimingSeedVariable, new_timing_seed()}};  // one per grade
+  invocation.test_timeout_seconds = session.lab.timeout_for_tests(session.course);
+  invocation.max_output_bytes = session.course.max_output_bytes;
+  invocation.limits = test_process_limits(session.course.limits);
+
+  const TestListing listing = list_tests(invocation);
+  if (!listing.ok()) {
+    // Typically a function of the API that the submission deleted or renamed.
+    BuildSummary& build = session.result.build;
+    build.succeeded = false;
+    build.output += fmt::format("\nThe library compiled, but the test program could not load it ({}):\n{}",
+                                listing.process.describe_end(invocation.test_timeout_seconds),
+                                listing.process.output);
+    return Stop{not_built(session), "the code compiled but does not provide the lab's API (see the build output)",
+                "not run: the test program could not load the code"};
+  }
+  const auto mismatches = config::check_against_suite(session.lab, listing.tests, session.only_public());
+  if (!mismatches.empty()) throw config::ConfigError(mismatches);
+  return std::nullopt;
+}
+
+std::optional<Stop> run_and_score_tests(SessionState& session) {
+  GradeResult& result = session.result;
+  const bool only_public = session.only_public();
+  std::vector<std::string> wanted = session.lab.test_names(only_public);
+  for (auto& name : session.lab.performance_test_names(only_public)) wanted.push_back(std::move(name));
+  const SuiteRun suite = run_tests(session.invocation, wanted);
+  result.device = suite.device;
+  result.tests = score_tests(session.lab, suite.outcomes, only_public);
+  for (ScoredTest& timed : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {
+    result.tests.push_back(std::move(timed));
+  }
+  result.test_seconds = seconds_since(session.test_start);
+  if (suite.cuda_device) return std::nullopt;
+  std::string reason = suite.no_device_reason;
+  const std::string redundant = "no CUDA device: ";
+  if (reason.rfind(redundant, 0) == 0) reason.erase(0, redundant.size());
+  return Stop{RunStatus::NoCudaDevice,
+              fmt::format("not a grade: the code compiled, but no CUDA device is usable here, so its tests "
+                          "were skipped; {}", reason),
+              ""};
+}
+
+std::optional<Stop> run_sanitizer(SessionState& session) {
+  if (session.sanitizer.empty()) return std::nullopt;
+  // Not Performance.*: far too slow under a sanitizer.
+  const std::vector<std::string> correctness = session.lab.test_names(session.only_public());
+  apply_sanitizer_findings(session.result.tests,
+                           run_sanitizer_pass(session.invocation, session.sanitizer, correctness),
+                           session.lab.sanitizer.required);
+  session.result.test_seconds = seconds_since(session.test_start);
+  return std::nullopt;
+}
+
+std::optional<Stop> judge_self_check(SessionState& session) {
+  const auto& tests = session.result.tests;
+  const bool all_passed = std::all_of(tests.begin(), tests.end(), [](const ScoredTest& test) {
+    return test.outcome.status == TestStatus::Passed;
+  });
+  if (session.graded || all_passed) return std::nullopt;
+  return Stop{RunStatus::TestsFailed, "some public tests did not pass", ""};
+}
+
+}  // namespace labgrade

@@ -11,6 +11,9 @@
 #include "build_recipe.hpp"
 #include "cudalabs/config/course_config.hpp"
 #include "cudalabs/config/lab_config.hpp"
+#include "cudalabs/confinement.hpp"
+#include "cudalabs/gpu_lock.hpp"
+#include "review_scan.hpp"
 #include "sanitizer_pass.hpp"
 #include "scoring.hpp"
 #include "session_rules.hpp"
@@ -129,6 +132,13 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
     return report;
   };
 
+  for (const cudalabs::Protection& protection : cudalabs::test_process_protections()) {
+    if (!protection.enforced) {
+      report.unenforced_protections.push_back(
+          fmt::format("{} ({}): {}", protection.what, protection.how, protection.detail));
+    }
+  }
+
   WorkDirectory work(request.work_dir, request.lab, request.keep_work_dir);
   const fs::path source_dir = work.path() / "src", binary_dir = work.path() / "bin", run_dir = work.path() / "run";
   fs::create_directories(binary_dir);
@@ -164,7 +174,7 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   report.build = build_student_library(BuildRequest{loaded.recipe, staged.files, binary_dir,
                                                     loaded.course.build_timeout_seconds,
                                                     loaded.course.max_output_bytes,
-                                                    compiler_limits(loaded.course.limits)});
+                                                    loaded.course.compiler_limits});
   const RunStatus not_built = graded ? RunStatus::Graded : RunStatus::BuildFailed;
   if (!report.build.succeeded) {
     report.tests = unscored_tests(loaded.lab, TestStatus::NotRun, "not run: the code did not compile", only_public);
@@ -172,11 +182,28 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   }
   std::vector<std::string> called;
   for (const auto& object : report.build.object_files) {
-    for (auto& symbol : undefined_symbols(object, compiler_limits(loaded.course.limits))) called.push_back(std::move(symbol));
+    for (auto& symbol : undefined_symbols(object, loaded.course.compiler_limits)) called.push_back(std::move(symbol));
   }
   const std::string compiled = fmt::format("the compiled code of {}", fmt::join(staged.taken_from, ", "));
   if (const auto violations = check_symbols(called, rules.symbols, compiled); !violations.empty()) {
     return broke_rules(violations);
+  }
+  // Only the lab's API may be defined at global scope, and only it is exported (static_checks.hpp).
+  std::vector<RuleViolation> definitions;
+  for (const auto& object : report.build.object_files) {
+    for (auto& violation : check_definitions(defined_symbols(object, loaded.course.compiler_limits), compiled)) {
+      definitions.push_back(std::move(violation));
+    }
+  }
+  if (definitions.empty()) {
+    definitions = check_definitions(
+        defined_symbols(binary_dir / loaded.recipe.student_library, loaded.course.compiler_limits),
+        "the student library", "exporting");
+  }
+  if (!definitions.empty()) return broke_rules(definitions);
+  report.review = review_sources(staged.files, staged.taken_from);
+  for (auto& note : review_objects(report.build.object_files, compiled, loaded.course.compiler_limits)) {
+    report.review.push_back(std::move(note));
   }
 
   const auto test_start = Clock::now();
@@ -187,7 +214,7 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
                     {"CUDALABS_COURSE_CONFIG", fs::absolute(paths.course_config()).string()}};
   invocation.test_timeout_seconds = loaded.lab.timeout_for_tests(loaded.course);
   invocation.max_output_bytes = loaded.course.max_output_bytes;
-  invocation.limits = test_process_limits(loaded.course.limits);
+  invocation.limits = loaded.lab.test_limits(loaded.course);
 
   const TestListing listing = list_tests(invocation);
   if (!listing.ok()) {
@@ -210,6 +237,10 @@ GradeReport run(const CoursePaths& paths, const RunRequest& request, bool graded
   for (const auto& spec : loaded.lab.performance) {
     if (!only_public || spec.visibility == config::Visibility::Public) wanted.push_back(spec.test_name());
   }
+  // The test phase has the GPU (device 0, the harness's) to itself, sanitizer pass included; the
+  // harnesses are told so and take no lock of their own (cudalabs/gpu_lock.hpp).
+  const cudalabs::GpuLock gpu = cudalabs::GpuLock::acquire(0, fmt::format("labgrade {} {}", report.mode, request.lab));
+  invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable, gpu.held() ? gpu.uuid() : "none");
   const SuiteRun suite = run_tests(invocation, wanted);
   report.device = suite.device;
   report.tests = score_tests(loaded.lab, suite.outcomes, only_public);

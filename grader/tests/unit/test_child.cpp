@@ -9,7 +9,7 @@
 //   test_child results-then-hang <line>...   the same, then sleep forever
 //   test_child write-file <bytes>     write a file of <bytes> in the working directory, then exit 0
 //   test_child spin                   burn CPU forever
-//   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.."
+//   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.. data=.."
 //   test_child read-secret            print what arrives on the descriptor in CUDALABS_RESULT_TOKEN_FD
 //
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
@@ -183,8 +183,9 @@ int main(int argc, char** argv) {
       ::getrlimit(resource, &limit);
       return limit.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(limit.rlim_cur);
     };
-    std::printf("cpu=%s nofile=%s fsize=%s core=%s as=%s", soft(RLIMIT_CPU).c_str(), soft(RLIMIT_NOFILE).c_str(),
-                soft(RLIMIT_FSIZE).c_str(), soft(RLIMIT_CORE).c_str(), soft(RLIMIT_AS).c_str());
+    std::printf("cpu=%s nofile=%s fsize=%s core=%s as=%s data=%s", soft(RLIMIT_CPU).c_str(),
+                soft(RLIMIT_NOFILE).c_str(), soft(RLIMIT_FSIZE).c_str(), soft(RLIMIT_CORE).c_str(),
+                soft(RLIMIT_AS).c_str(), soft(RLIMIT_DATA).c_str());
     return 0;
   }
   if (mode == "read-secret") {

@@ -41,6 +41,7 @@ struct LabConfig {
   double total_points = 0;
   std::vector<std::string> student_files;  // plain file names (.cu, .cuh, .h, .hpp, .cpp)
   std::optional<double> test_timeout_seconds;  // overrides the course default when set
+  std::optional<double> host_memory_gib;       // overrides course.yaml defaults.host_memory_gib when set
   std::map<std::string, Tolerance> tolerances;
   std::vector<TestSpec> tests;
   int tests_line = 0;  // 1-based line of the `tests:` key, for diagnostics about the list as a whole
@@ -54,6 +55,8 @@ struct LabConfig {
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.
   const PerformanceSpec* find_performance_test(std::string_view test_name) const;
   double timeout_for_tests(const CourseConfig& course) const;
+  // The course's limits for test processes, with this lab's host memory when it sets one.
+  ResourceLimits test_limits(const CourseConfig& course) const;
 };
 
 // Throws ConfigError listing every problem in the file.

@@ -99,7 +99,13 @@ GpuLock GpuLock::acquire(int device, const std::string& holder) {
     return lock;  // no usable device: nothing to share
   }
   const std::string uuid = format_uuid(properties.uuid);
-  const std::string path = lock_directory() + "/cudalabs-gpu-" + uuid + ".lock";
+  return lock_file(lock_directory() + "/cudalabs-gpu-" + uuid + ".lock",
+                   std::string(properties.name) + " (" + uuid + ")", uuid, holder);
+}
+
+GpuLock GpuLock::lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
+                           const std::string& holder) {
+  GpuLock lock;
   const int fd = open_lock_file(path);
   if (fd < 0) {
     std::fprintf(stderr, "cudalabs: warning: cannot open the GPU lock %s (%s); running without it\n", path.c_str(),
@@ -107,8 +113,8 @@ GpuLock GpuLock::acquire(int device, const std::string& holder) {
     return lock;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    std::fprintf(stderr, "cudalabs: waiting for GPU %s (%s), held by %s\n", properties.name, uuid.c_str(),
-                 read_holder(fd).c_str());
+    std::fprintf(stderr, "cudalabs: waiting for GPU %s, held by %s\n", gpu.c_str(), read_holder(fd).c_str());
+    std::fflush(stderr);
     int locked = -1;
     while ((locked = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
     }

@@ -42,6 +42,11 @@ class GpuLock {
   // parent holds it, or when no lock file can be opened (a warning on stderr names the file).
   static GpuLock acquire(int device, const std::string& holder);
 
+  // The locking itself, on the lock file `path` of the GPU named `gpu` ("NVIDIA H100 (GPU-...)"):
+  // what acquire() does once it knows the device. Public for tests.
+  static GpuLock lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
+                           const std::string& holder);
+
   bool held() const { return fd_ >= 0; }
   const std::string& uuid() const { return uuid_; }  // "GPU-xxxxxxxx-xxxx-..." when held
 

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include "cudalabs/confinement.hpp"
-#include "cudalabs/config/course_config.hpp"
-#include "cudalabs/config/lab_config.hpp"
-#include "grading_session.hpp"
-#include "report_outputs.hpp"
+#include "cudalabs/course/course_config.hpp"
+#include "cudalabs/course/lab_config.hpp"
+#include "report/report_outputs.hpp"
+#include "session/grading_session.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ std::string version_text() {
   return text + "(README.md, \"Threat model\", says what each one prevents and what remains possible)";
 }
 
-int report_and_exit_code(const labgrade::GradeReport& report, const labgrade::ReportOutputs& outputs) {
+int report_and_exit_code(const labgrade::GradeResult& report, const labgrade::ReportOutputs& outputs) {
   labgrade::emit_reports(report, outputs, std::cout, ::isatty(STDOUT_FILENO), std::cerr);
   return static_cast<int>(report.status);
 }

@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "build_recipe.hpp"
+#include "build/build_recipe.hpp"
 #include "labgrade_runner.hpp"
-#include "sanitizer_findings.hpp"
+#include "model/sanitizer_findings.hpp"
 
 namespace labgrade {
 namespace {

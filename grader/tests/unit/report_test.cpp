@@ -3,14 +3,14 @@
 
 #include <gtest/gtest.h>
 
-#include "json_report.hpp"
-#include "text_report.hpp"
+#include "report/json_report.hpp"
+#include "report/text_report.hpp"
 
 namespace labgrade {
 namespace {
 
-GradeReport sample_report() {
-  GradeReport report;
+GradeResult sample_report() {
+  GradeResult report;
   report.mode = "grade";
   report.lab = "01_vector_add";
   report.title = "Vector addition and SAXPY";
@@ -53,7 +53,7 @@ TEST(JsonReport, WritesValidJsonEvenFromInvalidUtf8Output) {
 }
 
 TEST(JsonReport, ListsConstructsForReviewAndUnenforcedProtections) {
-  GradeReport report = sample_report();
+  GradeResult report = sample_report();
   EXPECT_TRUE(report_to_json(report)["review"].empty());
   report.review = {{"raw system call (syscall)", "vector_add.cu:12", "bypasses the C library"}};
   report.unenforced_protections = {"no TCP bind or connect (Landlock): needs Landlock ABI 4, this kernel has 3"};
@@ -65,7 +65,7 @@ TEST(JsonReport, ListsConstructsForReviewAndUnenforcedProtections) {
 }
 
 TEST(TextReport, ListsConstructsForTheInstructorOnly) {
-  GradeReport report = sample_report();
+  GradeResult report = sample_report();
   report.review = {{"inline assembly", "vector_add.cu:3", "can do anything"}};
   std::ostringstream instructor, student;
   write_text_report(instructor, report, TextStyle{});

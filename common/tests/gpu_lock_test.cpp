@@ -21,12 +21,16 @@ std::string lock_path(const char* name) {
   return ::testing::TempDir() + "cudalabs_gpu_lock_test_" + name + "_" + std::to_string(::getpid()) + ".lock";
 }
 
-// Forks a child that takes the lock with stderr on a pipe; returns its pid and the pipe.
-pid_t waiting_child(const std::string& path, int* stderr_pipe) {
+// Forks a child that, once `go` is readable, takes the lock with stderr on a pipe; returns its pid
+// and the pipe. Forked before the parent takes the lock: a child holding a copy of the parent's
+// lock descriptor would hold the lock itself (flock belongs to the open file description).
+pid_t waiting_child(const std::string& path, int* stderr_pipe, int go) {
   int fds[2];
   if (::pipe(fds) != 0) return -1;
   const pid_t child = ::fork();
   if (child == 0) {
+    char byte = 0;
+    if (::read(go, &byte, 1) != 1) ::_exit(2);
     ::dup2(fds[1], STDERR_FILENO);
     const cudalabs::GpuLock lock = cudalabs::GpuLock::lock_file(path, "Test GPU (GPU-0000)", "GPU-0000", "second");
     ::_exit(lock.held() ? 0 : 1);
@@ -48,12 +52,15 @@ bool still_running(pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == 0; }
 
 TEST(GpuLock, ASecondHolderWaitsSayingWhoHoldsItThenGetsIt) {
   const std::string path = lock_path("wait");
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  int err = -1;
+  const pid_t child = waiting_child(path, &err, go[0]);
+  ASSERT_GT(child, 0);
   cudalabs::GpuLock first = cudalabs::GpuLock::lock_file(path, "Test GPU (GPU-0000)", "GPU-0000", "first grade");
   ASSERT_TRUE(first.held());
   EXPECT_EQ(first.uuid(), "GPU-0000");
-  int err = -1;
-  const pid_t child = waiting_child(path, &err);
-  ASSERT_GT(child, 0);
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_TRUE(still_running(child)) << "the second holder did not wait";
   first = cudalabs::GpuLock();  // released

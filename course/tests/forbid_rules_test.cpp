@@ -52,9 +52,9 @@ TEST(ForbidRules, CourseLoadsRulesAndLimits) {
   EXPECT_EQ(course.forbid.symbols[0].why, "");
   EXPECT_EQ(course.forbid.symbols[1].pattern, "exec*");
   EXPECT_EQ(course.forbid.symbols[1].why, "no programs");
-  EXPECT_EQ(course.forbid.symbols[1].line, 16);
+  EXPECT_EQ(course.forbid.symbols[1].line, 17);
   EXPECT_EQ(course.forbid.symbols[1].field, "forbid.symbols[1]");
-  EXPECT_EQ(course.forbid.symbols[1].where(), (kFixtures / "course.yaml").string() + ":16 (forbid.symbols[1])");
+  EXPECT_EQ(course.forbid.symbols[1].where(), (kFixtures / "course.yaml").string() + ":17 (forbid.symbols[1])");
 }
 
 TEST(ForbidRules, LimitsAreOptional) {

@@ -12,6 +12,8 @@
 # neither see nor interpose on it.
 include_guard(GLOBAL)
 
+set(CUDALABS_STUDENT_VERSION_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/student_library.map")
+
 function(_cudalabs_harness_executable target lab_id output_dir)
   add_executable(${target} ${ARGN})
   target_link_libraries(${target} PRIVATE cudalabs::harness lab_${lab_id}_student)
@@ -27,6 +29,10 @@ function(_cudalabs_harness_executable target lab_id output_dir)
     BUILD_WITH_INSTALL_RPATH TRUE
     INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR}")
   target_link_options(${target} PRIVATE "LINKER:--disable-new-dtags")
+  # Full RELRO and bind-now: every symbol of the harness is resolved at load time and its GOT is
+  # made read-only before any constructor runs, so student code cannot redirect the harness's
+  # calls by writing its GOT or by being the first to resolve a lazily bound function.
+  target_link_options(${target} PRIVATE "LINKER:-z,relro" "LINKER:-z,now")
 endfunction()
 
 function(cudalabs_add_lab lab_id)
@@ -46,7 +52,11 @@ function(cudalabs_add_lab lab_id)
   add_library(${student_lib} SHARED ${student_sources})
   target_compile_definitions(${student_lib} PRIVATE LAB_IMPL=student)
   target_include_directories(${student_lib} PRIVATE "${lab_dir}" "${PROJECT_SOURCE_DIR}/common/include")
-  target_link_options(${student_lib} PRIVATE "LINKER:--no-undefined")
+  # Exports only namespace student (the lab's API): see the map for why. labgrade links every
+  # submission with the same map (its build recipe, below).
+  target_link_options(${student_lib} PRIVATE "LINKER:--no-undefined"
+    "LINKER:--version-script=${CUDALABS_STUDENT_VERSION_SCRIPT}")
+  set_property(TARGET ${student_lib} APPEND PROPERTY LINK_DEPENDS "${CUDALABS_STUDENT_VERSION_SCRIPT}")
   set_target_properties(${student_lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${output_dir}")
 
   _cudalabs_harness_executable(lab_${lab_id}_selfcheck ${lab_id} "${output_dir}" ${selfcheck_sources})
@@ -83,6 +93,7 @@ function(cudalabs_add_lab lab_id)
   \"cuda_standard\": \"${CMAKE_CUDA_STANDARD}\",
   \"include_dirs\": [\"${lab_dir}\", \"${PROJECT_SOURCE_DIR}/common/include\"],
   \"student_library\": \"$<TARGET_FILE_NAME:${student_lib}>\",
+  \"version_script\": \"${CUDALABS_STUDENT_VERSION_SCRIPT}\",
   \"selfcheck_harness\": \"${selfcheck_harness}\",
   \"grade_harness\": \"${grade_harness}\"
 }

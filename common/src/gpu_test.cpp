@@ -1,5 +1,7 @@
 #include "cudalabs/gpu_test.hpp"
 
+#include "cudalabs/gpu_lock.hpp"
+
 #include <string>
 
 #include <cuda_runtime.h>
@@ -55,6 +57,8 @@ bool cuda_device_available(std::string* reason) {
 }
 
 void GpuTest::SetUp() {
+  // Before the context exists: a test waiting for the GPU takes none of the holder's memory.
+  hold_gpu_lock_for_process();
   std::string reason;
   if (!cuda_device_available(&reason)) GTEST_SKIP() << reason;
   // Clears a non-sticky error an earlier test left behind; a sticky one survives and shows below.

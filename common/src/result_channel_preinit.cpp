@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "cudalabs/result_stream.hpp"
+#include "filesystem_sandbox.hpp"
 #include "process_filter.hpp"
 #include "result_stream_fd.hpp"
 
@@ -79,13 +80,37 @@ void read_token(int fd, char* token) {
   token[size] = '\0';
 }
 
+void write_error(const char* text) {
+  const std::size_t length = std::strlen(text);
+  for (std::size_t written = 0; written < length;) {
+    const ssize_t n = ::write(STDERR_FILENO, text + written, length - written);
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+// Confines this process to its working directory, the GPU and its own memory, or ends it: a
+// test process the kernel could confine must never run student code unconfined. Where the kernel
+// offers no means (no seccomp, no Landlock) it goes on; labgrade --version and the report say so.
+void confine_or_exit() {
+  const bool filter_refused = cudalabs::system_call_filter_supported() && !cudalabs::install_system_call_filter();
+  const int scratch = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const bool landlock_refused = scratch < 0 || cudalabs::confine_filesystem(scratch) < 0;
+  if (scratch >= 0) ::close(scratch);
+  if (!filter_refused && !landlock_refused) return;
+  write_error(filter_refused ? "cudalabs harness: the kernel refused the system-call filter (seccomp)\n"
+                             : "cudalabs harness: the kernel refused the file-system sandbox (Landlock)\n");
+  ::_exit(cudalabs::kConfinementFailedExitCode);
+}
+
 void capture_result_channel(int, char**, char** envp) {
-  char fd_text[32], token_fd_text[32], no_new_processes[4];
+  char fd_text[32], token_fd_text[32], confine[4];
   take_variable(envp, cudalabs::kResultFdVariable, fd_text, sizeof fd_text);
   take_variable(envp, cudalabs::kResultTokenFdVariable, token_fd_text, sizeof token_fd_text);
-  take_variable(envp, cudalabs::kNoNewProcessesVariable, no_new_processes, sizeof no_new_processes);
-  // Before any student constructor: from here on this process cannot fork or exec, however asked.
-  if (std::strcmp(no_new_processes, "1") == 0) cudalabs::forbid_new_processes();
+  take_variable(envp, cudalabs::kConfineVariable, confine, sizeof confine);
+  // Before any student constructor: from here on this process cannot start processes, touch
+  // other processes, use the network or write outside its working directory, however asked.
+  if (std::strcmp(confine, "1") == 0) confine_or_exit();
   char token[kMaxTokenBytes + 1] = {};
   if (const int token_fd = parse_fd(token_fd_text); token_fd >= 0) {
     read_token(token_fd, token);

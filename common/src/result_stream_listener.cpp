@@ -1,4 +1,8 @@
+#include <sys/resource.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -56,6 +60,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     emit(events::TestEnd{full_name(info), status, static_cast<double>(result.elapsed_time()), message});
     stop_if_context_lost(info);
     stop_if_memory_leaked(info);
+    stop_if_host_memory_exceeded(info);
   }
 
   void OnTestProgramEnd(const ::testing::UnitTest&) override { emit(events::Done{}); }
@@ -93,6 +98,15 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
 
   // Device memory a test allocated and never freed would starve every later test in this
   // process: report it and leave, so labgrade charges this test and runs the rest afresh.
+  //
+  // The figure is the device-wide free memory (cudaMemGetInfo), made valid by the GPU lock
+  // (cudalabs/gpu_lock.hpp): while labgrade holds it no other cudalabs process allocates on this
+  // GPU, so the difference between start and end is this test's. NVML's per-process figures
+  // (nvmlDeviceGetComputeRunningProcesses) were the alternative, rejected because they are not
+  // available where grading often runs: in a container the driver reports host PIDs (or none),
+  // under MIG per-process memory is not reported at all, and they would add libnvidia-ml to every
+  // harness. What the lock does not cover, a foreign program allocating on a shared GPU during a
+  // test, shows as a leak above 1 GiB at worst; graders should run on GPUs they do not share.
   void stop_if_memory_leaked(const ::testing::TestInfo& info) const {
     if (free_at_start_ == 0) return;
     std::size_t total = 0;
@@ -100,6 +114,34 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     if (free_now == 0 || free_now >= free_at_start_ || free_at_start_ - free_now <= kLeakLimitBytes) return;
     emit(events::Leaked{full_name(info), free_at_start_ - free_now, free_at_start_, free_now, total});
     std::_Exit(kLeakedExitCode);
+  }
+
+  // Host memory the kernel's limit (RLIMIT_DATA, set by labgrade) does not count, such as pinned
+  // or driver-mapped pages, still shows in the peak resident size: past the limit, report it and
+  // leave, so labgrade charges this test and runs the rest in a fresh process.
+  void stop_if_host_memory_exceeded(const ::testing::TestInfo& info) const {
+    rlimit data{};
+    if (::getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur == RLIM_INFINITY) return;
+    const std::size_t peak = peak_resident_bytes();
+    if (peak <= data.rlim_cur) return;
+    emit(events::HostMemory{full_name(info), peak, data.rlim_cur});
+    std::_Exit(kHostMemoryExitCode);
+  }
+
+  // VmHWM of /proc/self/status: the most resident memory this process has had.
+  static std::size_t peak_resident_bytes() {
+    std::FILE* status = std::fopen("/proc/self/status", "r");
+    if (!status) return 0;
+    char line[256];
+    std::size_t kib = 0;
+    while (std::fgets(line, sizeof line, status)) {
+      if (std::strncmp(line, "VmHWM:", 6) == 0) {
+        kib = std::strtoull(line + 6, nullptr, 10);
+        break;
+      }
+    }
+    std::fclose(status);
+    return kib * 1024;
   }
 
   template <typename Event>

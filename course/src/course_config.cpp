@@ -14,21 +14,33 @@ using detail::NumberRange;
 
 namespace {
 
+// Used when course.yaml leaves the key out.
+constexpr std::uint64_t kDefaultCpuSeconds = 600;  // a backstop: CUDA may spin a core while it waits
+constexpr std::uint64_t kDefaultMaxOpenFiles = 1024;
+constexpr std::uint64_t kDefaultMaxFileBytes = 64ull << 20;
+constexpr std::uint64_t kDefaultCompilerMemoryBytes = 8ull << 30;
+constexpr double kDefaultHostMemoryGib = 16;
+
 void read_defaults(const MapReader& top, CourseConfig& course) {
   const std::optional<MapReader> defaults = top.require_map("defaults", "a map of default limits");
   if (!defaults) return;
   defaults->check_keys({"test_timeout_seconds", "build_timeout_seconds", "max_source_bytes", "max_output_bytes",
-                        "cpu_seconds", "max_open_files", "max_file_bytes", "max_compiler_memory_bytes"});
+                        "cpu_seconds", "max_open_files", "max_file_bytes", "max_compiler_memory_bytes",
+                        "host_memory_gib"});
   course.test_timeout_seconds = defaults->require_number("test_timeout_seconds", NumberRange::Positive).value_or(0);
   course.build_timeout_seconds = defaults->require_number("build_timeout_seconds", NumberRange::Positive).value_or(0);
   course.max_source_bytes = defaults->require_positive_integer("max_source_bytes").value_or(0);
   course.max_output_bytes = defaults->require_positive_integer("max_output_bytes").value_or(0);
-  ProcessLimits& limits = course.limits;
-  limits.cpu_seconds = defaults->optional_positive_integer("cpu_seconds").value_or(limits.cpu_seconds);
-  limits.max_open_files = defaults->optional_positive_integer("max_open_files").value_or(limits.max_open_files);
-  limits.max_file_bytes = defaults->optional_positive_integer("max_file_bytes").value_or(limits.max_file_bytes);
-  limits.max_compiler_memory_bytes =
-      defaults->optional_positive_integer("max_compiler_memory_bytes").value_or(limits.max_compiler_memory_bytes);
+  ResourceLimits common;
+  common.cpu_seconds = defaults->optional_positive_integer("cpu_seconds").value_or(kDefaultCpuSeconds);
+  common.max_open_files = defaults->optional_positive_integer("max_open_files").value_or(kDefaultMaxOpenFiles);
+  common.max_file_bytes = defaults->optional_positive_integer("max_file_bytes").value_or(kDefaultMaxFileBytes);
+  course.compiler_limits = common;
+  course.compiler_limits.max_address_space_bytes =
+      defaults->optional_positive_integer("max_compiler_memory_bytes").value_or(kDefaultCompilerMemoryBytes);
+  course.test_limits = common;
+  course.test_limits.max_data_bytes =
+      gib_to_bytes(defaults->optional_number("host_memory_gib", NumberRange::Positive).value_or(kDefaultHostMemoryGib));
 }
 
 void read_timing(const MapReader& top, FileDiagnostics& diagnostics, CourseConfig& course) {

@@ -82,6 +82,16 @@ void to_json(nlohmann::json& json, const Clocks& value) {
           {"note", value.note}};
 }
 
+void to_json(nlohmann::json& json, const HostMemory& event) {
+  json = {{"test", event.test}, {"peak_bytes", event.peak_bytes}, {"limit_bytes", event.limit_bytes}};
+}
+
+void from_json(const nlohmann::json& json, HostMemory& event) {
+  event.test = json.value("test", "");
+  event.peak_bytes = json.value("peak_bytes", std::uint64_t{0});
+  event.limit_bytes = json.value("limit_bytes", std::uint64_t{0});
+}
+
 void to_json(nlohmann::json& json, const Measurement& event) {
   json = {{"test", event.test},
           {"device", event.device},

@@ -70,6 +70,12 @@ double LabConfig::points_possible(bool only_public) const {
   return points;
 }
 
+ResourceLimits LabConfig::test_limits(const CourseConfig& course) const {
+  ResourceLimits limits = course.test_limits;
+  if (host_memory_gib) limits.max_data_bytes = gib_to_bytes(*host_memory_gib);
+  return limits;
+}
+
 namespace {
 
 int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1; }
@@ -229,7 +235,7 @@ LabConfig load_lab_config(const fs::path& file) {
     const Located whole_file{*root, "", root->Mark()};
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
-          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "tolerances", "tests",
+          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "tolerances", "tests",
            "performance", "forbid", "allow", "sanitizer", "reference_targets"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
@@ -237,6 +243,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.total_points = total.value_or(0);
       read_student_files(*top, diagnostics, lab);
       lab.test_timeout_seconds = top->optional_number("test_timeout_seconds", NumberRange::Positive);
+      lab.host_memory_gib = top->optional_number("host_memory_gib", NumberRange::Positive);
       read_tolerances(*top, diagnostics, lab);
       lab.forbid = detail::read_forbid_rules(*top, diagnostics);
       lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");

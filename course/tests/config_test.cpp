@@ -137,6 +137,11 @@ TEST(LabConfig, LoadsEveryField) {
   EXPECT_EQ(lab.student_files, (std::vector<std::string>{"kernel.cu", "kernel.cuh", "helpers.cpp"}));
   ASSERT_TRUE(lab.test_timeout_seconds.has_value());
   EXPECT_DOUBLE_EQ(*lab.test_timeout_seconds, 12.5);
+  ASSERT_TRUE(lab.host_memory_gib.has_value());
+  EXPECT_DOUBLE_EQ(*lab.host_memory_gib, 24);
+  const CourseConfig course = load_course_config(kFixtures / "course.yaml");
+  EXPECT_EQ(lab.test_limits(course).max_data_bytes, 24ull << 30);  // the lab's, not the course's 16 GiB
+  EXPECT_EQ(course.test_limits.max_data_bytes, 16ull << 30);
 
   ASSERT_EQ(lab.tolerances.size(), 2u);
   EXPECT_DOUBLE_EQ(lab.tolerances.at("exact").abs, 0);
@@ -162,6 +167,7 @@ TEST(LabConfig, LoadsEveryField) {
 TEST(LabConfig, OptionalFieldsMayBeLeftOut) {
   const LabConfig lab = load_lab_config(lab_fixture("minimal_lab"));
   EXPECT_FALSE(lab.test_timeout_seconds.has_value());
+  EXPECT_FALSE(lab.host_memory_gib.has_value());
   EXPECT_TRUE(lab.tolerances.empty());
   ASSERT_EQ(lab.tests.size(), 1u);
 }
@@ -212,6 +218,10 @@ TEST(LabConfigErrors, ListWhereAMapBelongs) {
 TEST(LabConfigErrors, QuotedStringWhereANumberBelongs) {
   expect_lab_errors("wrong_type_number",
                     {{5, 23, "test_timeout_seconds", {"expected a positive number", "the quoted string '20'"}}});
+}
+
+TEST(LabConfigErrors, HostMemoryMustBeAPositiveNumberOfGib) {
+  expect_lab_errors("bad_host_memory", {{5, 18, "host_memory_gib", {"expected a positive number", "'0'"}}});
 }
 
 TEST(LabConfigErrors, NegativePoints) {

@@ -36,10 +36,15 @@ TEST(GlobMatch, StarsAndQuestionMarks) {
 
 TEST(ForbidRules, CourseLoadsRulesAndLimits) {
   const CourseConfig course = load_course_config(kFixtures / "course.yaml");
-  EXPECT_EQ(course.limits.cpu_seconds, 90u);
-  EXPECT_EQ(course.limits.max_open_files, 256u);
-  EXPECT_EQ(course.limits.max_file_bytes, 1000000u);
-  EXPECT_EQ(course.limits.max_compiler_memory_bytes, 2000000000u);
+  for (const ResourceLimits& limits : {course.compiler_limits, course.test_limits}) {
+    EXPECT_EQ(limits.cpu_seconds, 90u);
+    EXPECT_EQ(limits.max_open_files, 256u);
+    EXPECT_EQ(limits.max_file_bytes, 1000000u);
+  }
+  EXPECT_EQ(course.compiler_limits.max_address_space_bytes, 2000000000u);
+  EXPECT_EQ(course.compiler_limits.max_data_bytes, 0u);
+  EXPECT_EQ(course.test_limits.max_address_space_bytes, 0u);  // CUDA cannot live with one
+  EXPECT_EQ(course.test_limits.max_data_bytes, 3ull << 29);   // host_memory_gib: 1.5
   ASSERT_EQ(course.forbid.includes.size(), 2u);
   EXPECT_EQ(course.forbid.includes[1].pattern, "sys/*");
   ASSERT_EQ(course.forbid.symbols.size(), 2u);
@@ -47,15 +52,17 @@ TEST(ForbidRules, CourseLoadsRulesAndLimits) {
   EXPECT_EQ(course.forbid.symbols[0].why, "");
   EXPECT_EQ(course.forbid.symbols[1].pattern, "exec*");
   EXPECT_EQ(course.forbid.symbols[1].why, "no programs");
-  EXPECT_EQ(course.forbid.symbols[1].line, 16);
+  EXPECT_EQ(course.forbid.symbols[1].line, 17);
   EXPECT_EQ(course.forbid.symbols[1].field, "forbid.symbols[1]");
-  EXPECT_EQ(course.forbid.symbols[1].where(), (kFixtures / "course.yaml").string() + ":16 (forbid.symbols[1])");
+  EXPECT_EQ(course.forbid.symbols[1].where(), (kFixtures / "course.yaml").string() + ":17 (forbid.symbols[1])");
 }
 
 TEST(ForbidRules, LimitsAreOptional) {
   const CourseConfig course = load_course_config(kFixtures / "course_no_limits.yaml");
-  EXPECT_EQ(course.limits.cpu_seconds, ProcessLimits{}.cpu_seconds);
-  EXPECT_EQ(course.limits.max_file_bytes, ProcessLimits{}.max_file_bytes);
+  EXPECT_EQ(course.test_limits.cpu_seconds, 600u);
+  EXPECT_EQ(course.test_limits.max_file_bytes, 64u << 20);
+  EXPECT_EQ(course.test_limits.max_data_bytes, 16ull << 30);
+  EXPECT_EQ(course.compiler_limits.max_address_space_bytes, 8ull << 30);
   EXPECT_TRUE(course.forbid.symbols.empty());
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cudalabs/confinement.hpp"
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "model/exit_codes.hpp"
@@ -17,6 +18,17 @@ namespace {
 constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
     "finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
+
+// `labgrade --version`: the version, then each protection of a test process and whether this
+// machine's kernel enforces it, so a missing one is stated, never silently absent.
+std::string version_text() {
+  std::string text = fmt::format("labgrade {}\nProtections of a test process on this machine:\n", CUDALABS_VERSION);
+  for (const cudalabs::Protection& protection : cudalabs::test_process_protections()) {
+    text += fmt::format("  [{}] {} ({}){}\n", protection.enforced ? "enforced" : "MISSING ", protection.what,
+                        protection.how, protection.detail.empty() ? "" : ": " + protection.detail);
+  }
+  return text + "(README.md, \"Threat model\", says what each one prevents and what remains possible)";
+}
 
 int report_and_exit_code(const labgrade::GradeResult& report, const labgrade::ReportOutputs& outputs) {
   labgrade::emit_reports(report, outputs, std::cout, ::isatty(STDOUT_FILENO), std::cerr);
@@ -72,6 +84,7 @@ int main(int argc, char** argv) {
   const std::string exit_codes_help = labgrade::exit_codes_help();
   CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs"};
   app.footer(exit_codes_help);
+  app.set_version_flag("--version", version_text, "Print the version and which protections this kernel enforces");
   app.require_subcommand(1);
   labgrade::CoursePaths paths{CUDALABS_SOURCE_DIR, CUDALABS_BINARY_DIR};
   app.add_option("--root", paths.root, "Course tree with config/, labs/, solutions/ (default: this source tree)")
@@ -110,6 +123,8 @@ int main(int argc, char** argv) {
     return app.exit(help);
   } catch (const CLI::CallForAllHelp& help) {
     return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
   } catch (const CLI::ParseError& error) {
     app.exit(error);
     return labgrade::kUsageExitCode;

@@ -23,7 +23,8 @@ bool cuda_device_available(std::string* reason = nullptr);
 
 class GpuTest : public ::testing::Test {
  protected:
-  // Skips without a device; fails if the context already holds a sticky error.
+  // Takes this GPU for the rest of the process (cudalabs/gpu_lock.hpp; not when labgrade holds it
+  // already); skips without a device; fails if the context already holds a sticky error.
   void SetUp() override;
   // Waits for the test's kernels, so an asynchronous fault is charged to this test.
   void TearDown() override;

@@ -8,6 +8,7 @@
 //   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
 //   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
 //   {"event":"leaked","test":"...","bytes":N,"free_before":N,"free_after":N,"total":N}  (then the process exits)
+//   {"event":"host_memory","test":"...","peak_bytes":N,"limit_bytes":N}  (then the process exits)
 //   {"event":"measurement","test":"Performance.x",...}   (a performance case's figures, see performance_case.hpp)
 //   {"event":"done"}
 // A test that starts but never ends crashed or hung; labgrade reruns the tests after it in a new process.
@@ -24,10 +25,13 @@ namespace cudalabs {
 
 inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
 inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD";
-// Set to "1" by labgrade for the normal test runs: the harness then forbids itself new processes
-// and programs before any student code runs (common/src/process_filter.hpp). A sanitizer run,
-// whose tooling works inside the process it watches, goes without.
-inline constexpr const char* kNoNewProcessesVariable = "CUDALABS_NO_NEW_PROCESSES";
+// Set to "1" by labgrade for the normal test runs: before any student code runs, the harness
+// confines itself to its working directory, the GPU and its own memory (no new processes, no
+// network, no other process's memory; common/src/process_filter.hpp, filesystem_sandbox.hpp).
+// A sanitizer run, whose tooling works inside the process it watches, goes without.
+inline constexpr const char* kConfineVariable = "CUDALABS_CONFINE";
+// Exit status of a harness asked to confine itself whose kernel offers the means but refused.
+inline constexpr int kConfinementFailedExitCode = 88;
 
 // Exit status of a harness that stopped because the CUDA context is unusable (sticky error).
 inline constexpr int kContextLostExitCode = 86;
@@ -35,6 +39,9 @@ inline constexpr int kContextLostExitCode = 86;
 // Exit status of a harness that stopped because a test kept device memory allocated after it
 // ended, so the tests after it start in a fresh process with the whole GPU.
 inline constexpr int kLeakedExitCode = 87;
+// Exit status of a harness that stopped because a test's resident host memory went past the
+// limit labgrade set (RLIMIT_DATA), so the tests after it start in a fresh process.
+inline constexpr int kHostMemoryExitCode = 89;
 // More device memory than this still allocated after a test (free memory at its end below free
 // memory at its start) counts as a leak. Generous on purpose: a lab may keep a small scratch
 // buffer between calls, and the runtime may load kernels (lazy loading) or keep a pool.

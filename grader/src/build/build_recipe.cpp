@@ -53,6 +53,7 @@ BuildRecipe load_build_recipe(const std::filesystem::path& file) {
   recipe.cuda_standard = required_string(json, "cuda_standard", file);
   recipe.include_dirs = required_strings(json, "include_dirs", file);
   recipe.student_library = required_string(json, "student_library", file);
+  recipe.version_script = required_string(json, "version_script", file);
   recipe.selfcheck_harness = required_string(json, "selfcheck_harness", file);
   recipe.grade_harness = required_string(json, "grade_harness", file);
   return recipe;
@@ -109,6 +110,9 @@ std::vector<std::string> student_link_command(const BuildRecipe& recipe,
   command.push_back("-shared");
   // Every symbol the student library needs must resolve now, not when a test first calls it.
   command.push_back("-Xlinker=--no-undefined");
+  // Only the lab's API is exported, so nothing the student defines can replace a function the
+  // test program calls (see cmake/student_library.map).
+  command.push_back("-Xlinker=--version-script=" + recipe.version_script);
   command.push_back("-o");
   command.push_back(output.string());
   for (const auto& object : objects) command.push_back(object.string());

@@ -16,6 +16,7 @@ struct BuildRecipe {
   std::string cuda_standard;
   std::vector<std::string> include_dirs;
   std::string student_library;    // file name the harnesses load, e.g. liblab_01_vector_add_student.so
+  std::string version_script;     // linker map exporting only namespace student (cmake/student_library.map)
   std::string selfcheck_harness;  // absolute path of the public self-check binary
   std::string grade_harness;      // absolute path of the hidden-suite binary; empty in a student release
 };

@@ -10,13 +10,9 @@
 #include "checks/include_scan.hpp"
 
 namespace labgrade {
-namespace {
-
 using cudalabs::config::ForbidRule;
 using cudalabs::config::glob_match;
 
-// The text with comments replaced by spaces (newlines kept, so line numbers stay right).
-// String and character literals are kept and skipped over, so "/*" inside one is not a comment.
 std::string without_comments(const std::string& text) {
   enum class State { Code, LineComment, BlockComment, String, Char } state = State::Code;
   std::string out = text;
@@ -66,6 +62,8 @@ std::string without_comments(const std::string& text) {
   }
   return out;
 }
+
+namespace {
 
 std::string trim_left(const std::string& text, std::size_t from = 0) {
   const std::size_t start = text.find_first_not_of(" \t", from);

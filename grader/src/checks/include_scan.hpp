@@ -9,6 +9,10 @@
 
 namespace labgrade {
 
+// The text with comments replaced by spaces (newlines kept, so line numbers stay right).
+// String and character literals are kept and skipped over, so "/*" inside one is not a comment.
+std::string without_comments(const std::string& text);
+
 // #include / #include_next / #import lines of `files` (comments ignored, continuation lines
 // joined) whose header name, or any part of it after a '/', matches an include rule. A header
 // named by a macro (#include SOME_MACRO) is a violation too when there are include rules, since

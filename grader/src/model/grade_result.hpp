@@ -31,6 +31,14 @@ struct ScoredTest {
   std::vector<SanitizerFinding> sanitizer;       // one per tool when the sanitizer pass ran this test
 };
 
+// A construct in student code that only in-process memory-patching tricks need; listed for the
+// instructor to review, never scored (review_scan.hpp).
+struct ReviewNote {
+  std::string construct;  // "raw system call (syscall)"
+  std::string where;      // "vector_add.cu:12"
+  std::string why;        // why it deserves a look
+};
+
 struct BuildSummary {
   bool attempted = false;
   bool succeeded = false;
@@ -52,6 +60,9 @@ struct GradeResult {
   std::vector<std::string> ignored_files;
   std::size_t ignored_not_listed = 0;
   std::vector<std::string> rule_violations;  // one line per broken `forbid:` rule (RuleViolation)
+  std::vector<ReviewNote> review;            // for the instructor to review, not scored
+  // Protections of the test process this kernel does not enforce ("what (how): why"); empty when all are.
+  std::vector<std::string> unenforced_protections;
   BuildSummary build;
   std::vector<ScoredTest> tests;
   double points_earned = 0;

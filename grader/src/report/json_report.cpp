@@ -25,6 +25,10 @@ nlohmann::json report_to_json(const GradeResult& report) {
     }
     tests.push_back(std::move(entry));
   }
+  nlohmann::json review = nlohmann::json::array();
+  for (const ReviewNote& note : report.review) {
+    review.push_back({{"construct", note.construct}, {"where", note.where}, {"why", note.why}});
+  }
   return {{"schema_version", kReportSchemaVersion},
           {"mode", report.mode},
           {"lab", report.lab},
@@ -37,6 +41,8 @@ nlohmann::json report_to_json(const GradeResult& report) {
           {"points_earned", report.points_earned},
           {"points_possible", report.points_possible},
           {"rule_violations", report.rule_violations},
+          {"review", review},
+          {"unenforced_protections", report.unenforced_protections},
           {"files", {{"used", report.staged_files}, {"ignored", report.ignored_files},
                      {"ignored_not_listed", report.ignored_not_listed}}},
           {"build", {{"attempted", report.build.attempted}, {"succeeded", report.build.succeeded},

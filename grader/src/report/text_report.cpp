@@ -140,6 +140,14 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
     out << "\n" << paint("Rules broken (the lab scores 0):", "1") << "\n";
     for (const auto& violation : report.rule_violations) out << indented(violation);
   }
+  if (style.show_hidden_details && !report.review.empty()) {
+    out << "\n" << paint("For the instructor to review (not scored):", "1") << "\n";
+    for (const auto& note : report.review) out << indented(note.where + ": " + note.construct + " - " + note.why);
+  }
+  if (style.show_hidden_details && !report.unenforced_protections.empty()) {
+    out << "\n" << paint("Not enforced by this machine's kernel (see labgrade --version):", "1") << "\n";
+    for (const auto& missing : report.unenforced_protections) out << indented(missing);
+  }
   if (report.build.attempted && !report.build.succeeded) {
     out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"
         << indented(report.build.output);

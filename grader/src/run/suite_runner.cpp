@@ -29,9 +29,10 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   spec.working_dir = invocation.working_dir;
   spec.extra_env = invocation.env;
-  // The harness then forbids itself new processes and programs (common/src/process_filter.hpp);
-  // not under a launcher: compute-sanitizer's tooling works inside the process it watches.
-  if (invocation.launcher.empty()) spec.extra_env.emplace_back(cudalabs::kNoNewProcessesVariable, "1");
+  // The harness then confines itself to its working directory, the GPU and its own memory
+  // (cudalabs/result_stream.hpp); not under a launcher: compute-sanitizer's tooling works inside
+  // the process it watches.
+  if (invocation.launcher.empty()) spec.extra_env.emplace_back(cudalabs::kConfineVariable, "1");
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.max_output_bytes = invocation.max_output_bytes;
   spec.limits = invocation.limits;
@@ -43,6 +44,30 @@ std::string output_tail(const ProcessResult& process) {
   const std::size_t start = process.output.size() > kOutputTailShown ? process.output.size() - kOutputTailShown : 0;
   return fmt::format("\nLast output of the test process:\n{}{}", start > 0 ? "[...]\n" : "",
                      process.output.substr(start));
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string host_memory_verdict(double limit_bytes) {
+  return fmt::format("this test used more than {:g} GiB of host memory, the most a test process may use "
+                     "(course.yaml host_memory_gib, or the lab's)", limit_bytes / kGiB);
+}
+
+// A test that ran into the host-memory limit usually fails in one of two ways: new throws
+// std::bad_alloc (GoogleTest catches it and fails the test), or malloc returns null and the code
+// crashes on it. Say which limit it was, so the student is not left guessing.
+void explain_host_memory(TestOutcome& outcome, std::uint64_t limit_bytes, std::uint64_t peak_bytes) {
+  if (limit_bytes == 0 || outcome.message.find("GiB of host memory") != std::string::npos) return;
+  const bool threw = outcome.message.find("std::bad_alloc") != std::string::npos;
+  // A crash with the resident set at 3/4 of the limit or more ran out of it: the allocation that
+  // failed was the one that crossed it. (The limit counts virtual data, part of which, CUDA's
+  // included, is never resident: the peak resident set stays somewhat below it. Lab tests use far
+  // less than 3/4 of any sensible limit.)
+  const bool crashed_at_limit = (outcome.status == TestStatus::Crashed) &&
+                                static_cast<double>(peak_bytes) >= 0.75 * static_cast<double>(limit_bytes);
+  if (!threw && !crashed_at_limit) return;
+  outcome.message = host_memory_verdict(static_cast<double>(limit_bytes)) +
+                    ": an allocation beyond it failed\n" + outcome.message;
 }
 
 // What one harness process told us.
@@ -120,6 +145,19 @@ void read_event(StreamState& state, const std::string& line) {
         "buffer once; the tests after it ran in a fresh process{}",
         leaked.bytes / kMiB, leaked.free_before / kMiB, leaked.total / kMiB, leaked.free_after / kMiB,
         earlier.empty() ? "" : "\n" + earlier);
+  } else if (kind == events::HostMemory::kName) {
+    // Reported after the test's end event: the test is charged, the process ends, the rest rerun.
+    const auto host = event.get<events::HostMemory>();
+    auto found = state.finished.find(host.test);
+    if (found == state.finished.end()) {
+      found = state.finished.emplace(host.test, TestOutcome{host.test, TestStatus::Failed, "", 0}).first;
+    }
+    const std::string earlier = found->second.message;
+    found->second.status = TestStatus::Failed;
+    found->second.message = fmt::format("{} (its resident memory peaked at {:.1f} GiB); the tests after it ran in a "
+                                        "fresh process{}",
+                                        host_memory_verdict(static_cast<double>(host.limit_bytes)),
+                                        static_cast<double>(host.peak_bytes) / kGiB, earlier.empty() ? "" : "\n" + earlier);
   } else if (kind == events::Measurement::kName) {
     if (auto measurement = parse_measurement(event)) state.measurements[event.value("test", "")] = *measurement;
   } else if (kind == events::Done::kName) {
@@ -194,7 +232,10 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
       run.cuda_device = state.cuda_device;
       run.no_device_reason = state.no_device_reason;
     }
-    for (auto& [name, outcome] : state.finished) outcomes[name] = outcome;
+    for (auto& [name, outcome] : state.finished) {
+      if (outcome.status == TestStatus::Failed) explain_host_memory(outcome, invocation.limits.max_data_bytes, 0);
+      outcomes[name] = outcome;
+    }
     for (auto& [name, measurement] : state.measurements) run.measurements[name] = measurement;
 
     std::vector<std::string> next;
@@ -203,6 +244,7 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     }
     if (!state.running.empty()) {
       outcomes[state.running] = charge_interrupted_test(state.running, process, invocation.test_timeout_seconds);
+      explain_host_memory(outcomes[state.running], invocation.limits.max_data_bytes, process.peak_resident_bytes);
     } else if (!state.done && state.context_lost_error.empty() && next.size() == remaining.size()) {
       // It died before any test started (e.g. in a static constructor): nothing to retry.
       for (const auto& test : next) {

@@ -202,6 +202,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
   }
   const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
   result.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  result.peak_resident_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // reported in KiB
   // SIGKILL from the kernel at the hard CPU limit (soft + 1 s) when SIGXCPU was caught or ignored.
   result.cpu_limit_exceeded = spec.limits.cpu_seconds > 0 && !result.timed_out &&
                               (result.signal == SIGXCPU ||

@@ -39,6 +39,7 @@ struct ProcessResult {
   bool timed_out = false;    // killed by us after the time limit
   bool cpu_limit_exceeded = false;  // killed by the kernel at limits.cpu_seconds
   double cpu_seconds = 0;    // user + system time of the child (not of its descendants)
+  std::uint64_t peak_resident_bytes = 0;  // the child's largest resident set (getrusage ru_maxrss)
   double wall_seconds = 0;
   std::string output;        // stdout and stderr interleaved, cut at max_output_bytes
   std::uint64_t output_bytes_dropped = 0;

@@ -27,18 +27,4 @@ cudalabs::config::ForbidRules forbid_rules_for(const cudalabs::config::CourseCon
   return rules;
 }
 
-ResourceLimits compiler_limits(const cudalabs::config::ProcessLimits& limits) {
-  ResourceLimits result = test_process_limits(limits);
-  result.max_address_space_bytes = limits.max_compiler_memory_bytes;
-  return result;
-}
-
-ResourceLimits test_process_limits(const cudalabs::config::ProcessLimits& limits) {
-  ResourceLimits result;
-  result.cpu_seconds = limits.cpu_seconds;
-  result.max_open_files = limits.max_open_files;
-  result.max_file_bytes = limits.max_file_bytes;
-  return result;
-}
-
 }  // namespace labgrade

@@ -1,10 +1,10 @@
 #pragma once
 // What a grading session takes from course.yaml and the lab's YAML to contain student code: the
-// `forbid:` rules and the kernel limits for the compiler and for test processes.
+// `forbid:` rules. (The kernel limits are CourseConfig::compiler_limits and
+// LabConfig::test_limits.)
 #include <filesystem>
 
 #include "cudalabs/course/lab_config.hpp"
-#include "sandbox/resource_limits.hpp"
 
 namespace labgrade {
 
@@ -12,10 +12,5 @@ namespace labgrade {
 cudalabs::config::ForbidRules forbid_rules_for(const cudalabs::config::CourseConfig& course,
                                                const cudalabs::config::LabConfig& lab,
                                                const std::filesystem::path& course_root);
-
-// The compiler may have its address space capped; it never initialises CUDA.
-ResourceLimits compiler_limits(const cudalabs::config::ProcessLimits& limits);
-// Test processes get no address-space cap: CUDA's virtual reservations would fail under one.
-ResourceLimits test_process_limits(const cudalabs::config::ProcessLimits& limits);
 
 }  // namespace labgrade

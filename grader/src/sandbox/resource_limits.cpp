@@ -35,6 +35,9 @@ const char* apply_resource_limits(const ResourceLimits& limits) noexcept {
       !lower(RLIMIT_AS, limits.max_address_space_bytes, limits.max_address_space_bytes)) {
     return "address space (RLIMIT_AS)";
   }
+  if (limits.max_data_bytes > 0 && !lower(RLIMIT_DATA, limits.max_data_bytes, limits.max_data_bytes)) {
+    return "host memory (RLIMIT_DATA)";
+  }
   return nullptr;
 }
 

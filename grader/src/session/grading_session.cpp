@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include "cudalabs/confinement.hpp"
 #include "score/scoring.hpp"
 #include "session/session_state.hpp"
 #include "session/stages.hpp"
@@ -37,6 +38,7 @@ constexpr Stage kPipeline[] = {
     check_forbidden_includes, // checks/
     build_student_code,       // build/
     check_forbidden_symbols,  // checks/
+    list_for_review,          // checks/
     load_test_suite,          // run/
     run_and_score_tests,      // run/, score/
     run_sanitizer,            // run/
@@ -109,6 +111,12 @@ SessionState open_session(const CoursePaths& paths, const RunRequest& request, b
   result.lab = session.lab.id;
   result.title = session.lab.title;
   result.submission = session.submission.string();
+  for (const cudalabs::Protection& protection : cudalabs::test_process_protections()) {
+    if (!protection.enforced) {
+      result.unenforced_protections.push_back(
+          fmt::format("{} ({}): {}", protection.what, protection.how, protection.detail));
+    }
+  }
   return session;
 }
 

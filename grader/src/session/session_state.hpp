@@ -8,6 +8,7 @@
 #include <string>
 
 #include "build/build_recipe.hpp"
+#include "cudalabs/gpu_lock.hpp"
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "model/grade_result.hpp"
@@ -41,6 +42,7 @@ struct SessionState {
   cudalabs::config::ForbidRules rules;  // the course's and the lab's `forbid:`, with the lab's `allow:`
   HarnessInvocation invocation;
   SessionClock::time_point test_start;
+  cudalabs::GpuLock gpu_lock;  // held from the test phase to the end of the run
 
   GradeResult result;
 };

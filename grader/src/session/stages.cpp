@@ -7,6 +7,7 @@
 
 #include "build/submission_builder.hpp"
 #include "checks/include_scan.hpp"
+#include "checks/review_scan.hpp"
 #include "checks/symbol_scan.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
 #include "run/sanitizer_pass.hpp"
@@ -27,6 +28,10 @@ std::optional<Stop> stop_for_violations(SessionState& session, const std::vector
   const std::string more = violations.size() > 1 ? fmt::format(" (and {} more)", violations.size() - 1) : "";
   return Stop{RunStatus::RuleViolation, "score 0: " + violations.front().describe() + more,
               "not run: the code breaks a rule of the lab"};
+}
+
+std::string compiled_code(const SessionState& session) {
+  return fmt::format("the compiled code of {}", fmt::join(session.staged.taken_from, ", "));
 }
 
 // Code that does not compile (or load) is a 0 in a grade and its own status in a self-check.
@@ -61,7 +66,7 @@ std::optional<Stop> check_forbidden_includes(SessionState& session) {
 std::optional<Stop> build_student_code(SessionState& session) {
   session.result.build = build_student_library(
       BuildRequest{session.recipe, session.staged.files, session.binary_dir, session.course.build_timeout_seconds,
-                   session.course.max_output_bytes, compiler_limits(session.course.limits)});
+                   session.course.max_output_bytes, session.course.compiler_limits});
   if (session.result.build.succeeded) return std::nullopt;
   return Stop{not_built(session), "the code did not compile; the compiler's messages are below",
               "not run: the code did not compile"};
@@ -70,12 +75,34 @@ std::optional<Stop> build_student_code(SessionState& session) {
 std::optional<Stop> check_forbidden_symbols(SessionState& session) {
   std::vector<std::string> called;
   for (const auto& object : session.result.build.object_files) {
-    for (auto& symbol : undefined_symbols(object, compiler_limits(session.course.limits))) {
+    for (auto& symbol : undefined_symbols(object, session.course.compiler_limits)) {
       called.push_back(std::move(symbol));
     }
   }
-  const std::string compiled = fmt::format("the compiled code of {}", fmt::join(session.staged.taken_from, ", "));
-  return stop_for_violations(session, check_symbols(called, session.rules.symbols, compiled));
+  const std::string compiled = compiled_code(session);
+  if (auto stop = stop_for_violations(session, check_symbols(called, session.rules.symbols, compiled))) return stop;
+  // Only the lab's API may be defined at global scope, and only it is exported (checks/symbol_scan.hpp).
+  std::vector<RuleViolation> definitions;
+  for (const auto& object : session.result.build.object_files) {
+    for (auto& violation : check_definitions(defined_symbols(object, session.course.compiler_limits), compiled)) {
+      definitions.push_back(std::move(violation));
+    }
+  }
+  if (definitions.empty()) {
+    definitions = check_definitions(
+        defined_symbols(session.binary_dir / session.recipe.student_library, session.course.compiler_limits),
+        "the student library", "exporting");
+  }
+  return stop_for_violations(session, definitions);
+}
+
+std::optional<Stop> list_for_review(SessionState& session) {
+  GradeResult& result = session.result;
+  result.review = review_sources(session.staged.files, session.staged.taken_from);
+  for (auto& note : review_objects(result.build.object_files, compiled_code(session), session.course.compiler_limits)) {
+    result.review.push_back(std::move(note));
+  }
+  return std::nullopt;
 }
 
 std::optional<Stop> load_test_suite(SessionState& session) {
@@ -88,7 +115,7 @@ std::optional<Stop> load_test_suite(SessionState& session) {
                     {cudalabs::timing::kTimingSeedVariable, new_timing_seed()}};  // one per grade
   invocation.test_timeout_seconds = session.lab.timeout_for_tests(session.course);
   invocation.max_output_bytes = session.course.max_output_bytes;
-  invocation.limits = test_process_limits(session.course.limits);
+  invocation.limits = session.lab.test_limits(session.course);
 
   const TestListing listing = list_tests(invocation);
   if (!listing.ok()) {
@@ -111,6 +138,12 @@ std::optional<Stop> run_and_score_tests(SessionState& session) {
   const bool only_public = session.only_public();
   std::vector<std::string> wanted = session.lab.test_names(only_public);
   for (auto& name : session.lab.performance_test_names(only_public)) wanted.push_back(std::move(name));
+  // The test phase has the GPU (device 0, the harness's) to itself, sanitizer pass included; the
+  // harnesses are told so and take no lock of their own (cudalabs/gpu_lock.hpp).
+  session.gpu_lock = cudalabs::GpuLock::acquire(
+      0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab));
+  session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
+                                      session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
   const SuiteRun suite = run_tests(session.invocation, wanted);
   result.device = suite.device;
   result.tests = score_tests(session.lab, suite.outcomes, only_public);

@@ -1,6 +1,16 @@
 // The adversarial corpus: submissions in submissions/01_vector_add/ that try to cheat or to take
 // the grader down. Each gets the verdict below, and labgrade always ends normally with a report.
 // Static-rule cases run everywhere (they never reach a GPU); the others skip without a GPU.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "build/build_recipe.hpp"
@@ -72,6 +82,144 @@ TEST(Adversarial, OpeningAFileOutsideTheSandboxBreaksTheCourseRule) {
 TEST(Adversarial, ResettingTheDeviceBreaksTheCourseRule) {
   expect_rule_violation(grade("device_reset"), "cudaDeviceReset", "config/course.yaml", "calling cudaDeviceReset",
                         true);
+}
+
+// ---- symbols: nothing the student defines may replace what the test program calls ---------------
+
+// Refused before anything runs: a definition outside namespace student, named, with the fix.
+void expect_definition_refused(const LabgradeRun& run, const std::string& symbol) {
+  EXPECT_EQ(run.process.exit_code, kRuleViolationExit) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "rule_violation");
+  EXPECT_EQ(run.report["points_earned"], 0);
+  EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.report["build"]["output"];
+  std::string violations;
+  for (const auto& line : run.report["rule_violations"]) violations += line.get<std::string>() + "\n";
+  EXPECT_CONTAINS(violations, "defining " + symbol);
+  EXPECT_CONTAINS(violations, "anonymous namespace");
+  for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run") << test["name"];
+}
+
+TEST(Adversarial, ItsOwnWriteCannotReplaceTheTestProgramsWrite) {
+  expect_definition_refused(grade("interposes_write"), "write");
+}
+
+TEST(Adversarial, ItsOwnMemcmpAndStrlenAreRefused) {
+  const LabgradeRun run = grade("interposes_memcmp");
+  expect_definition_refused(run, "memcmp");
+  EXPECT_CONTAINS(run.report["rule_violations"].dump(), "defining strlen");
+}
+
+TEST(Adversarial, AGlobalOperatorNewIsRefused) {
+  expect_definition_refused(grade("interposes_operator_new"), "operator new(unsigned long)");
+}
+
+TEST(Adversarial, AHelperAtGlobalScopeIsNamedWithTheFix) {
+  expect_definition_refused(grade("helper_outside_namespace"), "blocks_for(unsigned long)");
+}
+
+// ---- the kernel decides what a test process may touch ------------------------------------------
+// The static constructors run when the harness first loads the code (listing its tests), so these
+// run everywhere; only the grade itself needs a GPU.
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Graded 0 on a GPU, refused (no device) elsewhere; the raw calls and the constructor are listed
+// for the instructor.
+void expect_zero_and_reviewed(const LabgradeRun& run) {
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  if (has_gpu()) {
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+    EXPECT_EQ(run.report["status"], "graded");
+  } else {
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+  }
+  EXPECT_EQ(run.report["points_earned"], 0);
+  const std::string review = run.report["review"].dump();
+  EXPECT_CONTAINS(review, "raw system call (syscall)");
+  EXPECT_CONTAINS(review, "static constructor");
+  EXPECT_CONTAINS(run.process.output, "For the instructor to review (not scored)");
+}
+
+TEST(Adversarial, AFileOutsideTheWorkDirectoryCannotBeCreatedThroughSyscall) {
+  const std::string escape = "/tmp/cudalabs_adversarial_escape";
+  std::filesystem::remove(escape);
+  std::filesystem::remove(escape + "_dir");
+  const LabgradeRun run = grade("creates_file_via_syscall");
+  expect_zero_and_reviewed(run);
+  EXPECT_FALSE(std::filesystem::exists(escape)) << "the sandbox let the file be created";
+  EXPECT_FALSE(std::filesystem::exists(escape + "_dir")) << "the sandbox let the directory be created";
+}
+
+TEST(Adversarial, TheLabsYamlCannotBeOpenedForWriting) {
+  const std::string lab_yaml = course_file("config/labs/01_vector_add.yaml");
+  const std::string course_yaml = course_file("config/course.yaml");
+  const std::string lab_before = file_text(lab_yaml), course_before = file_text(course_yaml);
+  const LabgradeRun run = grade("writes_lab_yaml");
+  expect_zero_and_reviewed(run);
+  EXPECT_EQ(file_text(lab_yaml), lab_before) << "the sandbox let the lab's YAML be changed";
+  EXPECT_EQ(file_text(course_yaml), course_before) << "the sandbox let course.yaml be changed";
+}
+
+TEST(Adversarial, ASocketCannotReachOut) {
+  // Listen where the submission connects; afterwards nothing may be waiting to be accepted.
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  ASSERT_GE(listener, 0);
+  const int yes = 1;
+  ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(47113);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool listening = ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                         ::listen(listener, 8) == 0;
+  const LabgradeRun run = grade("connects_socket");
+  expect_zero_and_reviewed(run);
+  if (listening) {
+    EXPECT_LT(::accept(listener, nullptr, nullptr), 0) << "the submission connected to 127.0.0.1:47113";
+  }
+  ::close(listener);
+  if (!listening) GTEST_SKIP() << "port 47113 was busy: checked only the grade";
+}
+
+// ---- host memory --------------------------------------------------------------------------------
+
+// vector_add takes 48 GiB of host memory: each test that calls it is charged, every Saxpy passes.
+void expect_vector_add_charged_for_host_memory(const LabgradeRun& run) {
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  int charged = 0;
+  for (const auto& test : run.report["tests"]) {
+    const std::string name = test["name"];
+    if (name.find("Saxpy") != std::string::npos || name.find("saxpy") != std::string::npos) {
+      if (name.rfind("Performance.", 0) != 0) {
+        EXPECT_EQ(test["status"], "passed") << name;
+      }
+    } else {  // every other test calls vector_add (its n == 0 cases too)
+      EXPECT_NE(test["status"], "passed") << name;
+      EXPECT_CONTAINS(test["message"].get<std::string>(), "used more than 16 GiB of host memory");
+      ++charged;
+    }
+  }
+  EXPECT_GT(charged, 0);
+  EXPECT_LT(run.report["points_earned"].get<double>(), 100);
+  EXPECT_GT(run.report["points_earned"].get<double>(), 0);
+}
+
+TEST(Adversarial, FortyEightGibOfHostMemoryInChunksChargesThoseTests) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_vector_add_charged_for_host_memory(grade("hogs_host_memory"));
+}
+
+TEST(Adversarial, FortyEightGibOfHostMemoryInOneNewChargesThoseTests) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  expect_vector_add_charged_for_host_memory(grade("hogs_host_memory_new"));
 }
 
 // ---- caught while running (GPU) --------------------------------------------------------------

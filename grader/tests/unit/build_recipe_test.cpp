@@ -32,6 +32,7 @@ BuildRecipe sample_recipe() {
   recipe.cuda_architectures = {"90"};
   recipe.cuda_standard = "17";
   recipe.include_dirs = {"/course/labs/01_vector_add", "/course/common/include"};
+  recipe.version_script = "/course/cmake/student_library.map";
   return recipe;
 }
 
@@ -51,7 +52,8 @@ TEST(StudentBuildCommands, CompileEachSourceInTheStudentNamespace) {
 
 TEST(StudentBuildCommands, LinkTheObjectsIntoASharedLibraryWithNothingUnresolved) {
   const auto command = student_link_command(sample_recipe(), {"/tmp/o/a.cu.o", "/tmp/o/b.cu.o"}, "/tmp/bin/lib.so");
-  for (const char* expected : {"-shared", "-cudart=shared", "-Xlinker=--no-undefined", "/tmp/o/a.cu.o", "/tmp/o/b.cu.o"}) {
+  for (const char* expected : {"-shared", "-cudart=shared", "-Xlinker=--no-undefined", "/tmp/o/a.cu.o", "/tmp/o/b.cu.o",
+                               "-Xlinker=--version-script=/course/cmake/student_library.map"}) {
     EXPECT_TRUE(has(command, expected)) << expected << " in " << shell_quote(command);
   }
   EXPECT_EQ(*(std::find(command.begin(), command.end(), "-o") + 1), "/tmp/bin/lib.so");
@@ -68,12 +70,13 @@ class BuildRecipeFile : public ::testing::Test {
 
 TEST_F(BuildRecipeFile, LoadsEveryField) {
   const auto file = write(R"({"lab":"01_vector_add","nvcc":"/n","host_compiler":"","cuda_architectures":["80","90"],
-    "cuda_standard":"17","include_dirs":["/a"],"student_library":"liblab.so","selfcheck_harness":"/s",
-    "grade_harness":""})");
+    "cuda_standard":"17","include_dirs":["/a"],"student_library":"liblab.so","version_script":"/c/student_library.map",
+    "selfcheck_harness":"/s","grade_harness":""})");
   const BuildRecipe recipe = load_build_recipe(file);
   EXPECT_EQ(recipe.lab, "01_vector_add");
   EXPECT_EQ(recipe.cuda_architectures, (std::vector<std::string>{"80", "90"}));
   EXPECT_EQ(recipe.student_library, "liblab.so");
+  EXPECT_EQ(recipe.version_script, "/c/student_library.map");
   EXPECT_TRUE(recipe.grade_harness.empty());
 }
 

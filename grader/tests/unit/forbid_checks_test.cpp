@@ -2,6 +2,8 @@
 #include "checks/include_scan.hpp"
 #include "checks/symbol_scan.hpp"
 
+#include "checks/review_scan.hpp"
+
 #include <algorithm>
 #include <fstream>
 
@@ -109,6 +111,105 @@ TEST(SymbolCheck, ReadsALibraryWithNm) {
   const auto symbols = undefined_symbols(test_child, ResourceLimits{});  // an executable: nm -D works too
   EXPECT_NE(std::find(symbols.begin(), symbols.end(), "fork"), symbols.end());  // test_child forks
   EXPECT_THROW(undefined_symbols("/nonexistent/lib.so", ResourceLimits{}), std::runtime_error);
+}
+
+// ---- what student code defines ---------------------------------------------------------------
+
+// `nm --defined-only -p` of a student object (nvcc output), trimmed: the API, nvcc's stubs and
+// renamed anonymous namespaces, a weak template instantiation, locals, and what must be refused.
+constexpr const char* kDefinedListing = R"(0000000000000000 t _ZL24__sti____cudaRegisterAllv
+0000000000000010 T _ZN7student46_GLOBAL__N__d72b6540_13_vector_add_cu_9840c2d510saxpy_vec4EfPKfPfmj
+0000000000000000 V DW.ref.__gxx_personality_v0
+0000000000000680 T _Z101__device_stub__ZN7student46_GLOBAL__N__d72b6540_13_vector_add_cu_9840c2d515vector_add_vec4EPKfS2_PfmjPKfS0_Pfmj
+00000000000008f0 T _ZN7student10vector_addEPKfS1_PfmP11CUstream_st
+0000000000000000 W _ZNSt6vectorIfSaIfEE17_M_realloc_insertIJRKfEEEvN9__gnu_cxx17__normal_iteratorIPfS1_EEDpOT_
+0000000000000000 b _ZL20__cudaFatCubinHandle
+0000000000000020 T _GLOBAL__N__d72b6540_13_vector_add_cu_9840c2d5_helper
+0000000000000100 T write
+0000000000000200 T _Znwm
+0000000000000300 T _Z10blocks_form
+0000000000000400 B g_counter
+0000000000000500 u _ZZN7student4implEvE5cache
+)";
+
+TEST(DefinitionCheck, ListsOnlyStrongGlobalDefinitions) {
+  const auto symbols = parse_nm_strong_definitions(kDefinedListing);
+  EXPECT_EQ(std::count(symbols.begin(), symbols.end(), "write"), 1);
+  EXPECT_EQ(std::count(symbols.begin(), symbols.end(), "g_counter"), 1);
+  for (const char* absent : {"_ZL24__sti____cudaRegisterAllv", "DW.ref.__gxx_personality_v0", "_ZL20__cudaFatCubinHandle",
+                             "_ZZN7student4implEvE5cache"}) {
+    EXPECT_EQ(std::count(symbols.begin(), symbols.end(), absent), 0) << absent;
+  }
+  EXPECT_EQ(std::count_if(symbols.begin(), symbols.end(), [](const std::string& s) { return s.find("vector") == 10; }),
+            0);  // the weak std::vector<float> instantiation
+}
+
+TEST(DefinitionCheck, NamesWhatIsOutsideTheApiWithTheFix) {
+  const auto violations = check_definitions(parse_nm_strong_definitions(kDefinedListing), "the compiled code of a.cu");
+  std::vector<std::string> found;
+  for (const auto& violation : violations) found.push_back(violation.found);
+  EXPECT_EQ(found, (std::vector<std::string>{"defining write", "defining operator new(unsigned long) (_Znwm)",
+                                             "defining blocks_for(unsigned long) (_Z10blocks_form)",
+                                             "defining g_counter"}));
+  ASSERT_FALSE(violations.empty());
+  const std::string line = violations[0].describe();
+  EXPECT_NE(line.find("the compiled code of a.cu: defining write is not allowed"), std::string::npos) << line;
+  EXPECT_NE(line.find("anonymous namespace"), std::string::npos) << line;
+  EXPECT_NE(line.find("static"), std::string::npos) << line;
+}
+
+TEST(DefinitionCheck, CompilerGeneratedAndApiClassDataAreAllowed) {
+  for (const char* allowed : {"__cudaRegisterLinkedBinary_abc", "__fatbinwrap_xyz", "__nv_module_id",
+                              "_ZTIN7student6KernelE",  // typeinfo for student::Kernel
+                              "_ZTVN7student6KernelE",  // vtable for student::Kernel
+                              "_ZN46_GLOBAL__N__7c89ea7e_13_vector_add_cu_523bf4616escapeE",  // nvcc, a variable
+                              "_init", "_fini"}) {
+    EXPECT_TRUE(allowed_student_definition(allowed)) << allowed;
+  }
+  EXPECT_FALSE(allowed_student_definition("_ZN8solution10vector_addEv"));  // another namespace
+  EXPECT_FALSE(allowed_student_definition("main"));
+}
+
+TEST(DefinitionCheck, ReadsAnObjectWithNm) {
+  const fs::path source = fs::path(::testing::TempDir()) / "definitions_test.cpp";
+  const fs::path object = fs::path(::testing::TempDir()) / "definitions_test.o";
+  std::ofstream(source) << "namespace student { int api() { return 1; } }\n"
+                           "namespace { int helper() { return 2; } }\n"
+                           "static int other() { return helper(); }\n"
+                           "extern \"C\" int memcmp(const void*, const void*, unsigned long) { return other(); }\n";
+  ASSERT_EQ(std::system(("c++ -c -o " + object.string() + " " + source.string()).c_str()), 0);
+  const auto violations = check_definitions(defined_symbols(object, {}), "x");
+  ASSERT_EQ(violations.size(), 1u);
+  EXPECT_EQ(violations[0].found, "defining memcmp");
+}
+
+// ---- for the instructor to review --------------------------------------------------------------
+
+TEST(ReviewScan, ListsMemoryPatchingConstructsWithTheirLines) {
+  const fs::path file = fs::path(::testing::TempDir()) / "review_test.cu";
+  std::ofstream(file) << "// syscall( in a comment is not code\n"
+                         "long r = syscall(1, 2);\n"
+                         "asm volatile(\"nop\");\n"
+                         "mprotect(p, 4096, 7);\n"
+                         "const char* maps = \"/proc/self/maps\";\n"
+                         "__attribute__((constructor)) static void early() {}\n"
+                         "int ordinary_code = 0;\n";
+  const auto notes = review_sources({file}, {"vector_add.cu"});
+  std::vector<std::string> found;
+  for (const auto& note : notes) found.push_back(note.where + " " + note.construct);
+  EXPECT_EQ(found, (std::vector<std::string>{
+                       "vector_add.cu:2 raw system call (syscall)", "vector_add.cu:3 inline assembly",
+                       "vector_add.cu:4 changing memory protection (mprotect)",
+                       "vector_add.cu:5 reading /proc/self (or another /proc file)",
+                       "vector_add.cu:6 static constructor (constructor attribute or section)"}));
+}
+
+TEST(ReviewScan, CountsConstructorEntriesFromReadelf) {
+  const std::string readelf = "Relocation section '.rela.text' at offset 0x10 contains 40 entries:\n"
+                              "Relocation section '.rela.init_array' at offset 0x8c20 contains 2 entries:\n"
+                              "Relocation section '.rela.ctors' at offset 0x8d20 contains 1 entry:\n";
+  EXPECT_EQ(constructor_entries(readelf), 3);
+  EXPECT_EQ(constructor_entries("Relocation section '.rela.text' at offset 0x10 contains 4 entries:\n"), 0);
 }
 
 }  // namespace

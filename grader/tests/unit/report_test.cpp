@@ -52,6 +52,34 @@ TEST(JsonReport, WritesValidJsonEvenFromInvalidUtf8Output) {
   EXPECT_FALSE(std::filesystem::exists(file.string() + ".partial"));
 }
 
+TEST(JsonReport, ListsConstructsForReviewAndUnenforcedProtections) {
+  GradeResult report = sample_report();
+  EXPECT_TRUE(report_to_json(report)["review"].empty());
+  report.review = {{"raw system call (syscall)", "vector_add.cu:12", "bypasses the C library"}};
+  report.unenforced_protections = {"no TCP bind or connect (Landlock): needs Landlock ABI 4, this kernel has 3"};
+  const nlohmann::json json = report_to_json(report);
+  ASSERT_EQ(json["review"].size(), 1u);
+  EXPECT_EQ(json["review"][0]["construct"], "raw system call (syscall)");
+  EXPECT_EQ(json["review"][0]["where"], "vector_add.cu:12");
+  EXPECT_EQ(json["unenforced_protections"][0], report.unenforced_protections[0]);
+}
+
+TEST(TextReport, ListsConstructsForTheInstructorOnly) {
+  GradeResult report = sample_report();
+  report.review = {{"inline assembly", "vector_add.cu:3", "can do anything"}};
+  std::ostringstream instructor, student;
+  write_text_report(instructor, report, TextStyle{});
+  TextStyle student_view;
+  student_view.show_hidden_details = false;
+  write_text_report(student, report, student_view);
+  EXPECT_NE(instructor.str().find("For the instructor to review (not scored):"), std::string::npos) << instructor.str();
+  EXPECT_NE(instructor.str().find("vector_add.cu:3: inline assembly"), std::string::npos) << instructor.str();
+  EXPECT_EQ(student.str().find("For the instructor to review"), std::string::npos) << student.str();
+  std::ostringstream clean;
+  write_text_report(clean, sample_report(), TextStyle{});
+  EXPECT_EQ(clean.str().find("For the instructor to review"), std::string::npos);
+}
+
 TEST(TextReport, ShowsEachTestItsPointsAndTheTotal) {
   std::ostringstream out;
   write_text_report(out, sample_report(), TextStyle{});

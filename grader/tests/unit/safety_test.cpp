@@ -53,6 +53,13 @@ TEST(ResourceLimits, AddressSpaceIsCappedOnlyWhenAsked) {
   EXPECT_CONTAINS(run_process(spec).output, "as=" + std::to_string(8ull << 30));
 }
 
+TEST(ResourceLimits, HostMemoryIsCappedOnlyWhenAsked) {
+  ProcessSpec spec = child({"limits"});
+  EXPECT_CONTAINS(run_process(spec).output, "data=unlimited");
+  spec.limits.max_data_bytes = 16ull << 30;
+  EXPECT_CONTAINS(run_process(spec).output, "data=" + std::to_string(16ull << 30));
+}
+
 TEST(ResourceLimits, AFileTooLargeIsStoppedAndExplained) {
   ProcessSpec spec = child({"write-file", "1000000"});
   spec.working_dir = scratch_dir();

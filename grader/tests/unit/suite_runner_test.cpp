@@ -20,11 +20,13 @@ TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
 // Drives run_tests with the fake harness in test_child.cpp.
 class RunTests : public ::testing::Test {
  protected:
-  SuiteRun run(const std::string& script, const std::vector<std::string>& tests, double timeout = 5) {
+  SuiteRun run(const std::string& script, const std::vector<std::string>& tests, double timeout = 5,
+               std::uint64_t host_memory_bytes = 0) {
     HarnessInvocation invocation;
     invocation.harness = LABGRADE_TEST_CHILD;
     invocation.env = {{"FAKE_SCRIPT", script}};
     invocation.test_timeout_seconds = timeout;
+    invocation.limits.max_data_bytes = host_memory_bytes;
     return run_tests(invocation, tests);
   }
 };
@@ -80,6 +82,39 @@ TEST_F(RunTests, ATestThatLeakedDeviceMemoryFailsAndTheRestRunInAFreshProcess) {
       << result.outcomes[1].message;
   EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
   EXPECT_EQ(result.processes, 2);
+}
+
+TEST_F(RunTests, ATestPastTheHostMemoryLimitFailsAndTheRestRunInAFreshProcess) {
+  const SuiteRun result = run("B.two=host-memory", {"A.one", "B.two", "C.three"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Failed);
+  EXPECT_NE(result.outcomes[1].message.find("used more than 16 GiB of host memory"), std::string::npos)
+      << result.outcomes[1].message;
+  EXPECT_NE(result.outcomes[1].message.find("peaked at 19.0 GiB"), std::string::npos) << result.outcomes[1].message;
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
+  EXPECT_EQ(result.processes, 2);
+}
+
+TEST_F(RunTests, BadAllocUnderTheLimitIsExplained) {
+  const SuiteRun result = run("A.one=bad-alloc", {"A.one", "B.two"}, 5, 16ull << 30);
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Failed);
+  EXPECT_NE(result.outcomes[0].message.find("used more than 16 GiB of host memory"), std::string::npos)
+      << result.outcomes[0].message;
+  EXPECT_NE(result.outcomes[0].message.find("std::bad_alloc"), std::string::npos);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
+}
+
+TEST_F(RunTests, ACrashAtTheHostMemoryLimitIsChargedAsSuch) {
+  const std::uint64_t limit = 80ull << 20;  // the child touches 70 MiB, then crashes
+  const SuiteRun result = run("B.two=hog-then-segv", {"A.one", "B.two", "C.three"}, 5, limit);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Crashed);
+  EXPECT_NE(result.outcomes[1].message.find("used more than 0.078125 GiB of host memory"), std::string::npos)
+      << result.outcomes[1].message;
+  EXPECT_NE(result.outcomes[1].message.find("SIGSEGV"), std::string::npos) << result.outcomes[1].message;
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
+  // An ordinary crash is not blamed on memory.
+  const SuiteRun plain = run("B.two=segv", {"A.one", "B.two"}, 5, limit);
+  EXPECT_EQ(plain.outcomes[1].message.find("host memory"), std::string::npos) << plain.outcomes[1].message;
 }
 
 TEST_F(RunTests, EveryTestCrashingStillEnds) {

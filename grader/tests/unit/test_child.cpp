@@ -9,12 +9,13 @@
 //   test_child results-then-hang <line>...   the same, then sleep forever
 //   test_child write-file <bytes>     write a file of <bytes> in the working directory, then exit 0
 //   test_child spin                   burn CPU forever
-//   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.."
+//   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.. data=.."
 //   test_child read-secret            print what arrives on the descriptor in CUDALABS_RESULT_TOKEN_FD
 //
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
 // FAKE_LISTING for --gtest_list_tests, and for --gtest_filter replays FAKE_SCRIPT, a ';'-separated
-// list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end|forge|forge-then-exit|claim-others-then-exit>"
+// list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end|forge|forge-then-exit|claim-others-then-exit|
+// host-memory|bad-alloc|hog-then-segv>"
 // applied to the tests of the filter in order. Like the real harness it reads the token labgrade
 // sends on CUDALABS_RESULT_TOKEN_FD and puts it in every line; the forge actions write lines
 // without it, with a wrong one, or about tests the runner did not ask for.
@@ -113,6 +114,23 @@ int fake_harness(const std::string& argument) {
       write_result(end_event(test, "passed"));
       std::_Exit(0);
     }
+    if (action == "host-memory") {  // what the real listener does past the host-memory limit
+      write_result(R"({"event":"end","test":")" + test + R"(","status":"passed","ms":1,"message":""})");
+      write_result(R"({"event":"host_memory","test":")" + test +
+                   R"(","peak_bytes":20401094656,"limit_bytes":17179869184})");
+      return 89;
+    }
+    if (action == "bad-alloc") {  // what GoogleTest reports when new fails at the limit
+      write_result(R"({"event":"end","test":")" + test +
+                   R"(","status":"failed","ms":1,"message":"C++ exception with description \"std::bad_alloc\" thrown in the test body."})");
+      continue;
+    }
+    if (action == "hog-then-segv") {  // 70 MiB resident, then the crash a null malloc result causes
+      constexpr std::size_t kBytes = std::size_t{70} << 20;
+      char* block = static_cast<char*>(std::malloc(kBytes));
+      if (block) std::memset(block, 1, kBytes);
+      std::raise(SIGSEGV);
+    }
     if (action == "segv") std::raise(SIGSEGV);
     if (action == "hang") hang();
     if (action == "lose" || action == "lose-after-end") {
@@ -183,8 +201,9 @@ int main(int argc, char** argv) {
       ::getrlimit(resource, &limit);
       return limit.rlim_cur == RLIM_INFINITY ? std::string("unlimited") : std::to_string(limit.rlim_cur);
     };
-    std::printf("cpu=%s nofile=%s fsize=%s core=%s as=%s", soft(RLIMIT_CPU).c_str(), soft(RLIMIT_NOFILE).c_str(),
-                soft(RLIMIT_FSIZE).c_str(), soft(RLIMIT_CORE).c_str(), soft(RLIMIT_AS).c_str());
+    std::printf("cpu=%s nofile=%s fsize=%s core=%s as=%s data=%s", soft(RLIMIT_CPU).c_str(),
+                soft(RLIMIT_NOFILE).c_str(), soft(RLIMIT_FSIZE).c_str(), soft(RLIMIT_CORE).c_str(),
+                soft(RLIMIT_AS).c_str(), soft(RLIMIT_DATA).c_str());
     return 0;
   }
   if (mode == "read-secret") {

@@ -6,17 +6,9 @@
 #include <string>
 
 #include "cudalabs/course/forbid_rules.hpp"
+#include "cudalabs/course/resource_limits.hpp"
 
 namespace cudalabs::config {
-
-// Kernel-enforced limits on every process labgrade starts (defaults.cpu_seconds, ...; optional,
-// these values when absent). Per process; see grader/src/sandbox/resource_limits.hpp.
-struct ProcessLimits {
-  std::uint64_t cpu_seconds = 600;                          // a backstop: CUDA may spin a core while it waits
-  std::uint64_t max_open_files = 1024;
-  std::uint64_t max_file_bytes = 64ull << 20;               // largest file a test or the compiler may write
-  std::uint64_t max_compiler_memory_bytes = 8ull << 30;     // address space of the compiler, never of tests
-};
 
 // How performance cases are measured (course.yaml `timing:`); see common/include/cudalabs/timing/.
 struct TimingSettings {
@@ -37,7 +29,11 @@ struct CourseConfig {
   std::uint64_t max_source_bytes = 0;   // defaults.max_source_bytes, integer > 0
   std::uint64_t max_output_bytes = 0;   // defaults.max_output_bytes, integer > 0 (cap on captured child output)
   TimingSettings timing;                // timing:
-  ProcessLimits limits;                 // defaults.cpu_seconds, max_open_files, max_file_bytes, max_compiler_memory_bytes
+  // defaults.cpu_seconds, max_open_files, max_file_bytes (optional, both get them) and
+  // max_compiler_memory_bytes (the compiler's address space) / host_memory_gib (a test process's
+  // data, which a lab may override: LabConfig::test_limits).
+  ResourceLimits compiler_limits;
+  ResourceLimits test_limits;
   ForbidRules forbid;                   // forbid: what no lab's student code may include or call
 };
 

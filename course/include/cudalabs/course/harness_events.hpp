@@ -54,6 +54,14 @@ struct Leaked {
   std::uint64_t total = 0;
 };
 
+// The test's peak resident host memory passed the process's limit; the harness exits after this.
+struct HostMemory {
+  static constexpr const char* kName = "host_memory";
+  std::string test;
+  std::uint64_t peak_bytes = 0;
+  std::uint64_t limit_bytes = 0;
+};
+
 // A median with its confidence interval.
 struct Interval {
   double median = 0;
@@ -124,6 +132,8 @@ void to_json(nlohmann::json& json, const ContextLost& event);
 void from_json(const nlohmann::json& json, ContextLost& event);
 void to_json(nlohmann::json& json, const Leaked& event);
 void from_json(const nlohmann::json& json, Leaked& event);
+void to_json(nlohmann::json& json, const HostMemory& event);
+void from_json(const nlohmann::json& json, HostMemory& event);
 void to_json(nlohmann::json& json, const Interval& value);
 void from_json(const nlohmann::json& json, Interval& value);
 void to_json(nlohmann::json& json, const Summary& value);

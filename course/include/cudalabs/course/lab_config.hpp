@@ -59,6 +59,7 @@ struct LabConfig {
   double total_points = 0;
   std::vector<std::string> student_files;  // plain file names (.cu, .cuh, .h, .hpp, .cpp)
   std::optional<double> test_timeout_seconds;  // overrides the course default when set
+  std::optional<double> host_memory_gib;       // overrides course.yaml defaults.host_memory_gib when set
   std::map<std::string, Tolerance> tolerances;
   std::vector<TestSpec> tests;
   int tests_line = 0;  // 1-based line of the `tests:` key, for diagnostics about the list as a whole
@@ -79,6 +80,8 @@ struct LabConfig {
   std::vector<std::string> test_names(bool only_public) const;
   std::vector<std::string> performance_test_names(bool only_public) const;
   double points_possible(bool only_public) const;
+  // The course's limits for test processes, with this lab's host memory when it sets one.
+  ResourceLimits test_limits(const CourseConfig& course) const;
 };
 
 // Throws ConfigError listing every problem in the file.

@@ -1,0 +1,62 @@
+#pragma once
+// One GPU, one grade (or GPU test program) at a time.
+//
+// Two gradings on one GPU disturb each other's figures: timings, and the per-test device-memory
+// leak check (which reads the device's free memory, so another process's allocations looked like
+// this test's). Whatever runs GPU work that must be alone takes an exclusive lock on the GPU:
+// labgrade for a grade's test phase, a lab harness run by hand, and every GpuTest fixture.
+//
+// The lock is flock(2) on /run/lock/cudalabs-gpu-<UUID>.lock (the FHS place for lock files: a
+// tmpfs, writable by every user, emptied at boot; /tmp when it is missing; CUDALABS_LOCK_DIR
+// overrides both, e.g. for a shared machine's policy). Keyed by the GPU's UUID, not its index,
+// because CUDA_VISIBLE_DEVICES renumbers devices. The kernel releases it when the last descriptor
+// of it closes, so it goes with the process however the process ends (crash, SIGKILL), and no
+// stale lock can outlive its holder. While it is busy the waiter prints once
+//   waiting for GPU NVIDIA H100 80GB HBM3 (GPU-1a2b...), held by pid 1234 (labgrade grade 01_vector_add) since ...
+//
+// No self-deadlock: labgrade holds the lock while its child harnesses run, so it tells them with
+// CUDALABS_GPU_LOCK_HELD=<uuid> and a child never takes the lock itself. The descriptor is *not*
+// passed to the child (it is close-on-exec): student code in the harness can neither release the
+// lock early nor keep it after labgrade ends. A harness whose environment was tampered with
+// (the variable removed) could only block itself, and it could not open the lock file anyway: its
+// sandbox forbids writing outside its working directory.
+#include <string>
+
+namespace cudalabs {
+
+// Set by a holder for the processes it starts: they run under its lock.
+inline constexpr const char* kGpuLockHeldVariable = "CUDALABS_GPU_LOCK_HELD";
+
+class GpuLock {
+ public:
+  GpuLock() = default;
+  GpuLock(GpuLock&& other) noexcept;
+  GpuLock& operator=(GpuLock&& other) noexcept;
+  GpuLock(const GpuLock&) = delete;
+  GpuLock& operator=(const GpuLock&) = delete;
+  ~GpuLock();
+
+  // Waits for, then takes, the lock of CUDA device `device` (this process's numbering), writing
+  // `holder` ("labgrade grade 01_vector_add") into the lock file for whoever waits next. Holds
+  // nothing, without waiting, when no CUDA device is usable, when CUDALABS_GPU_LOCK_HELD says a
+  // parent holds it, or when no lock file can be opened (a warning on stderr names the file).
+  static GpuLock acquire(int device, const std::string& holder);
+
+  // The locking itself, on the lock file `path` of the GPU named `gpu` ("NVIDIA H100 (GPU-...)"):
+  // what acquire() does once it knows the device. Public for tests.
+  static GpuLock lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
+                           const std::string& holder);
+
+  bool held() const { return fd_ >= 0; }
+  const std::string& uuid() const { return uuid_; }  // "GPU-xxxxxxxx-xxxx-..." when held
+
+ private:
+  int fd_ = -1;
+  std::string uuid_;
+};
+
+// For GpuTest and lab harnesses: takes the lock of the current device once for the life of this
+// process (a no-op after the first call, or when a parent holds it).
+void hold_gpu_lock_for_process();
+
+}  // namespace cudalabs

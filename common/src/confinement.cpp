@@ -1,0 +1,35 @@
+#include "cudalabs/confinement.hpp"
+
+#include <string>
+
+#include "filesystem_sandbox.hpp"
+#include "process_filter.hpp"
+
+namespace cudalabs {
+
+std::vector<Protection> test_process_protections() {
+  const bool seccomp = system_call_filter_supported();
+  const int abi = landlock_abi_version();
+  const std::string no_seccomp = "this kernel (or architecture) offers no seccomp filter";
+  const auto landlock = [abi](int needed) {
+    if (abi >= needed) return std::string("Landlock ABI ") + std::to_string(abi);
+    if (abi == 0) return std::string("this kernel offers no Landlock (Linux >= 5.13 with lsm=landlock)");
+    return "needs Landlock ABI " + std::to_string(needed) + ", this kernel has " + std::to_string(abi);
+  };
+  return {
+      {"no new processes or programs (fork, exec, clone)", "seccomp filter", seccomp, seccomp ? "" : no_seccomp},
+      {"no access to other processes (ptrace, process_vm_readv/writev, pidfd_getfd)", "seccomp filter", seccomp,
+       seccomp ? "" : no_seccomp},
+      {"no network sockets (only AF_UNIX); no io_uring", "seccomp filter", seccomp, seccomp ? "" : no_seccomp},
+      {"writes only beneath the test's scratch directory; course files read-only", "Landlock", abi >= 1, landlock(1)},
+      {"no TCP bind or connect", "Landlock", abi >= 4, landlock(4)},
+      {"ioctl only on device files", "Landlock", abi >= 5, landlock(5)},
+      {"no signals or abstract UNIX sockets outside the test process", "Landlock", abi >= 6, landlock(6)},
+      {"host memory per test process (course.yaml host_memory_gib)", "RLIMIT_DATA", true, ""},
+      {"student library exports only the lab's API (student::*)", "linker version script", true, ""},
+      {"test program's relocations read-only before student code runs", "full RELRO, bind now", true, ""},
+      {"one grade per GPU", "flock on /run/lock/cudalabs-gpu-<UUID>.lock", true, ""},
+  };
+}
+
+}  // namespace cudalabs

@@ -1,0 +1,107 @@
+// The GPU lock's locking, host side (the device lookup needs a GPU): exclusive between processes,
+// a waiter says who holds it and goes on once it is released, and it is released when its holder
+// dies however it dies.
+#include "cudalabs/gpu_lock.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+std::string lock_path(const char* name) {
+  return ::testing::TempDir() + "cudalabs_gpu_lock_test_" + name + "_" + std::to_string(::getpid()) + ".lock";
+}
+
+// Forks a child that, once `go` is readable, takes the lock with stderr on a pipe; returns its pid
+// and the pipe. Forked before the parent takes the lock: a child holding a copy of the parent's
+// lock descriptor would hold the lock itself (flock belongs to the open file description).
+pid_t waiting_child(const std::string& path, int* stderr_pipe, int go) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    char byte = 0;
+    if (::read(go, &byte, 1) != 1) ::_exit(2);
+    ::dup2(fds[1], STDERR_FILENO);
+    const cudalabs::GpuLock lock = cudalabs::GpuLock::lock_file(path, "Test GPU (GPU-0000)", "GPU-0000", "second");
+    ::_exit(lock.held() ? 0 : 1);
+  }
+  ::close(fds[1]);
+  *stderr_pipe = fds[0];
+  return child;
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  return text;
+}
+
+bool still_running(pid_t pid) { return ::waitpid(pid, nullptr, WNOHANG) == 0; }
+
+TEST(GpuLock, ASecondHolderWaitsSayingWhoHoldsItThenGetsIt) {
+  const std::string path = lock_path("wait");
+  int go[2];
+  ASSERT_EQ(::pipe(go), 0);
+  int err = -1;
+  const pid_t child = waiting_child(path, &err, go[0]);
+  ASSERT_GT(child, 0);
+  cudalabs::GpuLock first = cudalabs::GpuLock::lock_file(path, "Test GPU (GPU-0000)", "GPU-0000", "first grade");
+  ASSERT_TRUE(first.held());
+  EXPECT_EQ(first.uuid(), "GPU-0000");
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_TRUE(still_running(child)) << "the second holder did not wait";
+  first = cudalabs::GpuLock();  // released
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string message = read_all(err);
+  EXPECT_NE(message.find("waiting for GPU Test GPU (GPU-0000), held by pid " + std::to_string(::getpid()) +
+                         " (first grade) since "),
+            std::string::npos)
+      << message;
+  std::remove(path.c_str());
+}
+
+TEST(GpuLock, IsReleasedWhenItsHolderIsKilled) {
+  const std::string path = lock_path("killed");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const cudalabs::GpuLock lock = cudalabs::GpuLock::lock_file(path, "Test GPU", "GPU-0000", "doomed");
+    if (::write(ready[1], lock.held() ? "y" : "n", 1) != 1) ::_exit(1);
+    ::pause();
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  char held = 0;
+  ASSERT_EQ(::read(ready[0], &held, 1), 1);
+  ::close(ready[0]);
+  ASSERT_EQ(held, 'y');
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  const cudalabs::GpuLock lock = cudalabs::GpuLock::lock_file(path, "Test GPU", "GPU-0000", "next");
+  EXPECT_TRUE(lock.held());
+  std::remove(path.c_str());
+}
+
+TEST(GpuLock, NothingIsTakenWhenAParentHoldsIt) {
+  ::setenv(cudalabs::kGpuLockHeldVariable, "GPU-0000", 1);
+  EXPECT_FALSE(cudalabs::GpuLock::acquire(0, "child").held());
+  ::unsetenv(cudalabs::kGpuLockHeldVariable);
+}
+
+}  // namespace

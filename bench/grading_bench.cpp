@@ -19,11 +19,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "grading_session.hpp"
+#include "session/grading_session.hpp"
 
 namespace fs = std::filesystem;
 using labgrade::CoursePaths;
-using labgrade::GradeReport;
+using labgrade::GradeResult;
 
 namespace {
 
@@ -56,7 +56,7 @@ std::map<std::string, Sample> grade_once(const CoursePaths& paths, const fs::pat
   labgrade::RunRequest request;
   request.lab = kLab;
   request.submission = submission;
-  const GradeReport report = labgrade::grade_submission(paths, request);
+  const GradeResult report = labgrade::grade_submission(paths, request);
   std::map<std::string, Sample> samples;
   for (const auto& test : report.tests) {
     if (!test.performance) continue;

@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "cudalabs/config/course_config.hpp"
-#include "cudalabs/config/lab_config.hpp"
-#include "grading_session.hpp"
-#include "report_outputs.hpp"
+#include "cudalabs/course/course_config.hpp"
+#include "cudalabs/course/lab_config.hpp"
+#include "report/report_outputs.hpp"
+#include "session/grading_session.hpp"
 
 namespace {
 
@@ -31,7 +31,7 @@ constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
     "finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
 
-int report_and_exit_code(const labgrade::GradeReport& report, const labgrade::ReportOutputs& outputs) {
+int report_and_exit_code(const labgrade::GradeResult& report, const labgrade::ReportOutputs& outputs) {
   labgrade::emit_reports(report, outputs, std::cout, ::isatty(STDOUT_FILENO), std::cerr);
   return static_cast<int>(report.status);
 }

@@ -3,9 +3,9 @@
 // Static-rule cases run everywhere (they never reach a GPU); the others skip without a GPU.
 #include <gtest/gtest.h>
 
-#include "build_recipe.hpp"
+#include "build/build_recipe.hpp"
 #include "labgrade_runner.hpp"
-#include "sanitizer_findings.hpp"
+#include "model/sanitizer_findings.hpp"
 
 namespace labgrade {
 namespace {

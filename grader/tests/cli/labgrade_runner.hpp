@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "child_process.hpp"
+#include "sandbox/child_process.hpp"
 #include "cudalabs/gpu_test.hpp"
 
 namespace labgrade::cli {

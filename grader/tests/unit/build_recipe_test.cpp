@@ -1,11 +1,11 @@
-#include "build_recipe.hpp"
+#include "build/build_recipe.hpp"
 
 #include <algorithm>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
-#include "child_process.hpp"
+#include "sandbox/child_process.hpp"
 
 namespace labgrade {
 namespace {

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "sandbox/child_process.hpp"
 
 #include <csignal>
 

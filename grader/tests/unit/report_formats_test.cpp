@@ -14,13 +14,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gradescope_report.hpp"
-#include "grading_session.hpp"
-#include "html_report.hpp"
-#include "junit_report.hpp"
-#include "report_common.hpp"
-#include "report_outputs.hpp"
-#include "text_report.hpp"
+#include "report/gradescope_report.hpp"
+#include "report/html_report.hpp"
+#include "report/junit_report.hpp"
+#include "report/report_common.hpp"
+#include "report/report_outputs.hpp"
+#include "report/text_report.hpp"
+#include "session/grading_session.hpp"
 
 namespace labgrade {
 namespace {
@@ -63,8 +63,8 @@ PerformanceResult measured(double student_ms, double solution_ms, double gbs, do
 }
 
 // A full grade: passes, failures of every kind, one measured case at full and one at partial credit.
-GradeReport graded_report() {
-  GradeReport r;
+GradeResult graded_report() {
+  GradeResult r;
   r.mode = "grade";
   r.lab = "01_vector_add";
   r.title = "Vector addition and SAXPY";
@@ -115,8 +115,8 @@ GradeReport graded_report() {
 }
 
 // Code that does not compile: a zero, with the compiler's messages (escaped) as the explanation.
-GradeReport build_failed_report() {
-  GradeReport r;
+GradeResult build_failed_report() {
+  GradeResult r;
   r.mode = "grade";
   r.lab = "01_vector_add";
   r.title = "Vector addition and SAXPY";
@@ -138,8 +138,8 @@ GradeReport build_failed_report() {
 }
 
 // A forbidden include: score 0 before anything is compiled.
-GradeReport rule_violation_report() {
-  GradeReport r;
+GradeResult rule_violation_report() {
+  GradeResult r;
   r.mode = "grade";
   r.lab = "01_vector_add";
   r.title = "Vector addition and SAXPY";
@@ -160,8 +160,8 @@ GradeReport rule_violation_report() {
   return r;
 }
 
-const std::map<std::string, GradeReport>& fixtures() {
-  static const std::map<std::string, GradeReport> all{
+const std::map<std::string, GradeResult>& fixtures() {
+  static const std::map<std::string, GradeResult> all{
       {"graded", graded_report()}, {"build_failed", build_failed_report()}, {"rule_violation", rule_violation_report()}};
   return all;
 }
@@ -441,7 +441,7 @@ TEST(HtmlReport, IsSelfContainedWellFormedAndEscaped) {
 }
 
 TEST(ReportFormats, StudentViewsNeverShowHiddenTestsDetails) {
-  const GradeReport report = graded_report();
+  const GradeResult report = graded_report();
   std::ostringstream text;
   write_text_report(text, report, TextStyle{false, false});
   const std::map<std::string, std::string> views{
@@ -461,7 +461,7 @@ TEST(ReportFormats, StudentViewsNeverShowHiddenTestsDetails) {
 }
 
 TEST(ReportFormats, SanitizerFindingsReachEveryFormat) {
-  const GradeReport report = graded_report();
+  const GradeResult report = graded_report();
   std::ostringstream text;
   write_text_report(text, report, TextStyle{true, false});
   const std::map<std::string, std::string> views{

@@ -3,14 +3,14 @@
 
 #include <gtest/gtest.h>
 
-#include "json_report.hpp"
-#include "text_report.hpp"
+#include "report/json_report.hpp"
+#include "report/text_report.hpp"
 
 namespace labgrade {
 namespace {
 
-GradeReport sample_report() {
-  GradeReport report;
+GradeResult sample_report() {
+  GradeResult report;
   report.mode = "grade";
   report.lab = "01_vector_add";
   report.title = "Vector addition and SAXPY";

@@ -9,12 +9,12 @@
 
 #include "test_child_spec.hpp"
 
-#include "archive_extract.hpp"
-#include "child_process.hpp"
-#include "staging.hpp"
-#include "suite_runner.hpp"
-#include "text_check.hpp"
-#include "trusted_events.hpp"
+#include "run/suite_runner.hpp"
+#include "run/trusted_events.hpp"
+#include "sandbox/child_process.hpp"
+#include "stage/archive_extract.hpp"
+#include "stage/staging.hpp"
+#include "text/text_check.hpp"
 
 namespace labgrade {
 namespace {

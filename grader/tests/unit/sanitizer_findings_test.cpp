@@ -1,7 +1,7 @@
 // The sanitizer pass's host side: reading compute-sanitizer's report and scoring with it.
 #include <gtest/gtest.h>
 
-#include "sanitizer_pass.hpp"
+#include "run/sanitizer_pass.hpp"
 
 namespace labgrade {
 namespace {

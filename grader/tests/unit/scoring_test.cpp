@@ -1,4 +1,4 @@
-#include "scoring.hpp"
+#include "score/scoring.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ cudalabs::config::LabConfig lab_with_three_tests() {
 
 TEST(Scoring, OnlyPassedTestsEarnTheirPoints) {
   const auto lab = lab_with_three_tests();
-  GradeReport report;
+  GradeResult report;
   report.tests = score_tests(lab, {{"Hidden.Large", TestStatus::Passed, "", 1},
                                    {"SelfCheck.Small", TestStatus::Skipped, "no GPU", 0},
                                    {"Hidden.Seeds", TestStatus::Crashed, "SIGSEGV", 0}},

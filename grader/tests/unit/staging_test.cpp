@@ -1,4 +1,4 @@
-#include "staging.hpp"
+#include "stage/staging.hpp"
 
 #include <fstream>
 

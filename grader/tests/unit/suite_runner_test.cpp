@@ -1,4 +1,4 @@
-#include "suite_runner.hpp"
+#include "run/suite_runner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
+#include "sandbox/child_process.hpp"
 
 namespace labgrade {
 

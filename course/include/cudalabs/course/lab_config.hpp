@@ -1,0 +1,82 @@
+// config/labs/<id>.yaml: what a lab grades (its tests and their points) and what a student submits.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudalabs/course/course_config.hpp"
+#include "cudalabs/course/diagnostics.hpp"
+#include "cudalabs/course/performance.hpp"
+
+namespace cudalabs::config {
+
+enum class Visibility { Public, Hidden };
+std::string_view to_string(Visibility visibility);  // "public" / "hidden", as written in the YAML
+
+struct Tolerance {
+  double abs = 0;
+  double rel = 0;
+};
+
+struct TestSpec {
+  std::string name;  // GoogleTest "Suite.Test"
+  double points = 0;
+  Visibility visibility = Visibility::Public;
+  int line = 0;  // 1-based line of the entry, for diagnostics
+};
+
+// `sanitizer:`: whether compute-sanitizer findings (memcheck, racecheck) cost a test its points.
+struct SanitizerPolicy {
+  bool required = false;  // a grade always runs the sanitizer pass; a finding scores the test 0
+};
+
+// `late:`: how a submission after the deadline is marked down (applied by `labgrade batch`, which
+// knows when each submission was made). Late days are counted in whole days started after `due`;
+// a submission within the grace period after `due` is on time.
+struct LatePolicy {
+  std::int64_t due = 0;  // Unix seconds
+  double grace_minutes = 0;
+  double penalty_percent_per_day = 0;  // of the points earned
+  double max_penalty_percent = 100;    // the cap on the total penalty
+  int line = 0;                        // 1-based line of `due`, for diagnostics
+};
+
+struct LabConfig {
+  std::string source_path;
+  std::string id;  // `lab`: equals the file's stem
+  std::string title;
+  double total_points = 0;
+  std::vector<std::string> student_files;  // plain file names (.cu, .cuh, .h, .hpp, .cpp)
+  std::optional<double> test_timeout_seconds;  // overrides the course default when set
+  std::map<std::string, Tolerance> tolerances;
+  std::vector<TestSpec> tests;
+  int tests_line = 0;  // 1-based line of the `tests:` key, for diagnostics about the list as a whole
+  std::vector<PerformanceSpec> performance;  // timed cases; their points count towards total_points
+  int performance_line = 0;  // 1-based line of the `performance:` key; 0 when absent
+  ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
+  ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
+  SanitizerPolicy sanitizer;  // `sanitizer:`; optional
+  std::optional<LatePolicy> late;  // `late:`; optional
+
+  const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
+  // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.
+  const PerformanceSpec* find_performance_test(std::string_view test_name) const;
+  double timeout_for_tests(const CourseConfig& course) const;
+};
+
+// Throws ConfigError listing every problem in the file.
+LabConfig load_lab_config(const std::filesystem::path& file);
+
+// Compares the lab's tests and performance cases with the names a GoogleTest binary reports (--gtest_list_tests).
+// Returns one diagnostic per mismatch; empty means consistent. With `only_public`, the suite is
+// the public self-check one: only the lab's public tests are compared with it.
+std::vector<Diagnostic> check_against_suite(const LabConfig& lab,
+                                            const std::vector<std::string>& suite_tests,
+                                            bool only_public);
+
+}  // namespace cudalabs::config

@@ -1,0 +1,176 @@
+#include "performance_reader.hpp"
+
+#include <map>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "cudalabs/course/lab_config.hpp"
+
+namespace cudalabs::config::detail {
+namespace {
+
+int line_of(const YAML::Mark& mark) { return mark.is_null() ? 0 : mark.line + 1; }
+
+bool is_identifier(const std::string& name) {
+  static const std::regex pattern(R"([A-Za-z_][A-Za-z0-9_]*)");
+  return std::regex_match(name, pattern);
+}
+
+const std::vector<std::string> kThresholdKeys = {"max_ratio_to_solution", "min_fraction_of_peak_bandwidth",
+                                                 "min_fraction_of_peak_flops", "max_ms"};
+
+ThresholdKind kind_of(const std::string& key) {
+  if (key == "max_ratio_to_solution") return ThresholdKind::MaxRatioToSolution;
+  if (key == "min_fraction_of_peak_bandwidth") return ThresholdKind::MinFractionOfPeakBandwidth;
+  if (key == "min_fraction_of_peak_flops") return ThresholdKind::MinFractionOfPeakFlops;
+  return ThresholdKind::MaxMs;
+}
+
+// max_ms: {default: X, "<device name as CUDA reports it>": Y, ...}
+bool read_max_ms(const MapReader& threshold, FileDiagnostics& diagnostics, PerformanceThreshold& out) {
+  const std::optional<MapReader> limits =
+      threshold.require_map("max_ms", "a map of device name (or 'default') to milliseconds");
+  if (!limits) return false;
+  limits->check_duplicate_keys();
+  bool ok = true;
+  for (const auto& [device, value] : limits->entries()) {
+    const std::optional<double> ms = limits->require_number(device, NumberRange::Positive);
+    if (!ms) {
+      ok = false;
+    } else if (device == "default") {
+      out.max_ms_default = *ms;
+    } else {
+      out.max_ms_by_device.emplace(device, *ms);
+    }
+  }
+  if (ok && !out.max_ms_default && out.max_ms_by_device.empty()) {
+    diagnostics.add(threshold.find("max_ms")->mark, threshold.field() + ".max_ms",
+                    "expected at least one limit: 'default' or a device name");
+    ok = false;
+  }
+  return ok;
+}
+
+std::optional<PerformanceThreshold> read_threshold(const MapReader& entry, FileDiagnostics& diagnostics) {
+  const std::optional<MapReader> threshold = entry.require_map(
+      "threshold", "a map with one of max_ratio_to_solution, min_fraction_of_peak_bandwidth, "
+                   "min_fraction_of_peak_flops, max_ms");
+  if (!threshold) return std::nullopt;
+  threshold->check_keys(kThresholdKeys);
+  std::vector<std::string> given;
+  for (const auto& key : kThresholdKeys) {
+    if (threshold->find(key)) given.push_back(key);
+  }
+  if (given.size() != 1) {
+    diagnostics.add(entry.find("threshold")->mark, threshold->field(),
+                    given.empty() ? "expected one of max_ratio_to_solution, min_fraction_of_peak_bandwidth, "
+                                    "min_fraction_of_peak_flops, max_ms"
+                                  : fmt::format("expected exactly one threshold, got {}", given.size()));
+    return std::nullopt;
+  }
+  PerformanceThreshold out;
+  out.kind = kind_of(given.front());
+  if (out.kind == ThresholdKind::MaxMs) {
+    if (!read_max_ms(*threshold, diagnostics, out)) return std::nullopt;
+    return out;
+  }
+  const std::optional<double> value = threshold->require_number(given.front(), NumberRange::Positive);
+  if (!value) return std::nullopt;
+  if (!lower_is_better(out.kind) && *value > 1) {
+    const Located at = *threshold->find(given.front());
+    diagnostics.add(at.mark, at.field,
+                    fmt::format("a fraction of peak is at most 1 (100%), got {}", *value));
+    return std::nullopt;
+  }
+  out.value = *value;
+  return out;
+}
+
+// zero_at must lie on the bad side of every limit the threshold can apply.
+std::optional<PartialCredit> read_partial_credit(const MapReader& entry, const PerformanceThreshold& threshold,
+                                                 FileDiagnostics& diagnostics, bool* ok) {
+  const std::optional<MapReader> partial = entry.optional_map("partial_credit", "a map {zero_at}");
+  if (!partial) {
+    if (entry.find("partial_credit")) *ok = false;
+    return std::nullopt;
+  }
+  partial->check_keys({"zero_at"});
+  const std::optional<double> zero_at = partial->require_number("zero_at", NumberRange::NonNegative);
+  if (!zero_at) {
+    *ok = false;
+    return std::nullopt;
+  }
+  std::vector<double> limits;
+  if (threshold.kind == ThresholdKind::MaxMs) {
+    if (threshold.max_ms_default) limits.push_back(*threshold.max_ms_default);
+    for (const auto& [device, ms] : threshold.max_ms_by_device) limits.push_back(ms);
+  } else {
+    limits.push_back(threshold.value);
+  }
+  const bool lower_better = lower_is_better(threshold.kind);
+  for (const double limit : limits) {
+    if (lower_better ? *zero_at > limit : *zero_at < limit) continue;
+    const Located at = *partial->find("zero_at");
+    diagnostics.add(at.mark, at.field,
+                    fmt::format("zero_at must be {} the threshold {} (credit falls from full at the threshold to "
+                                "none at zero_at), got {}",
+                                lower_better ? "greater than" : "less than", limit, *zero_at));
+    *ok = false;
+    return std::nullopt;
+  }
+  return PartialCredit{*zero_at};
+}
+
+}  // namespace
+
+PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnostics) {
+  PerformanceRead read;
+  if (!top.find("performance")) return read;
+  read.present = true;
+  const std::vector<Located> items =
+      top.require_list("performance", "performance cases {name, points, visibility, threshold}");
+  if (items.empty()) read.all_points_read = false;
+  std::map<std::string, int> first_line;
+  for (const Located& item : items) {
+    const std::optional<MapReader> entry =
+        MapReader::open(item, diagnostics, "a map {name, points, visibility, threshold, partial_credit}");
+    if (!entry) {
+      read.all_points_read = false;
+      continue;
+    }
+    entry->check_keys({"name", "points", "visibility", "threshold", "partial_credit"});
+    bool ok = true;
+    std::optional<std::string> name = entry->require_string("name");
+    if (name) {
+      const Located at = *entry->find("name");
+      if (!is_identifier(*name)) {
+        diagnostics.add(at.mark, at.field,
+                        fmt::format("expected a C identifier (the suite's test is Performance.<name>), got '{}'", *name));
+        name.reset();
+      } else if (const auto [previous, inserted] = first_line.emplace(*name, line_of(at.mark)); !inserted) {
+        diagnostics.add(at.mark, at.field,
+                        fmt::format("performance case '{}' is listed twice (first on line {})", *name, previous->second));
+        name.reset();
+      }
+    }
+    const std::optional<double> points = entry->require_number("points", NumberRange::NonNegative);
+    const std::optional<std::string> visibility = entry->require_choice("visibility", {"public", "hidden"});
+    const std::optional<PerformanceThreshold> threshold = read_threshold(*entry, diagnostics);
+    std::optional<PartialCredit> partial;
+    if (threshold) partial = read_partial_credit(*entry, *threshold, diagnostics, &ok);
+    if (points) {
+      read.points += *points;
+    } else {
+      read.all_points_read = false;
+    }
+    if (name && points && visibility && threshold && ok) {
+      read.cases.push_back(PerformanceSpec{*name, *points,
+                                           *visibility == "public" ? Visibility::Public : Visibility::Hidden,
+                                           *threshold, partial, line_of(item.mark)});
+    }
+  }
+  return read;
+}
+
+}  // namespace cudalabs::config::detail

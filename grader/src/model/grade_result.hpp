@@ -1,0 +1,75 @@
+#pragma once
+// Everything one labgrade run found out, in the form the report writers print.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudalabs/course/lab_config.hpp"
+#include "model/performance_result.hpp"
+#include "model/sanitizer_findings.hpp"
+
+namespace labgrade {
+
+enum class TestStatus { Passed, Failed, Skipped, Crashed, TimedOut, NotRun };
+std::string_view to_string(TestStatus status);
+
+struct TestOutcome {
+  std::string name;
+  TestStatus status = TestStatus::NotRun;
+  std::string message;  // failure details, crash reason, skip reason
+  double seconds = 0;
+};
+
+struct ScoredTest {
+  std::string name;
+  cudalabs::config::Visibility visibility = cudalabs::config::Visibility::Hidden;
+  double points_possible = 0;
+  double points_earned = 0;
+  TestOutcome outcome;
+  std::optional<PerformanceResult> performance;  // a performance case that was measured
+  std::vector<SanitizerFinding> sanitizer;       // one per tool when the sanitizer pass ran this test
+};
+
+// Why the grade is what it is, beyond the individual tests. Values double as the exit codes
+// documented in `labgrade --help` and README.md.
+enum class RunStatus {
+  Graded = 0,              // tests ran; the score stands
+  TestsFailed = 1,         // (check only) some public test did not pass
+  ConfigurationError = 3,  // the lab's YAML is invalid or disagrees with the suite
+  SubmissionRejected = 4,  // a student file is missing, ambiguous or too large: score 0
+  NoCudaDevice = 5,        // the code built but no GPU is visible: tests skipped, no grade
+  BuildFailed = 6,         // (check only; a grade of code that does not compile is Graded with 0)
+  RuleViolation = 8,       // the code includes or calls something the lab's `forbid:` rules name: score 0
+};
+
+struct BuildSummary {
+  bool attempted = false;
+  bool succeeded = false;
+  std::string command;
+  std::string output;  // compiler messages
+  double seconds = 0;
+  std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
+};
+
+struct GradeResult {
+  std::string mode;  // "grade" or "check"
+  std::string lab;
+  std::string title;
+  std::string submission;
+  std::string device;  // GPU name the harness reported, if any
+  RunStatus status = RunStatus::Graded;
+  std::string status_detail;  // one sentence for the reader: why the score is what it is
+  std::vector<std::string> staged_files;
+  std::vector<std::string> ignored_files;
+  std::size_t ignored_not_listed = 0;
+  std::vector<std::string> rule_violations;  // one line per broken `forbid:` rule (RuleViolation)
+  BuildSummary build;
+  std::vector<ScoredTest> tests;
+  double points_earned = 0;
+  double points_possible = 0;
+  double stage_seconds = 0;
+  double test_seconds = 0;
+  double total_seconds = 0;
+};
+
+}  // namespace labgrade

@@ -1,0 +1,56 @@
+#include "report/json_report.hpp"
+
+#include "report/report_common.hpp"
+
+namespace labgrade {
+
+nlohmann::json report_to_json(const GradeResult& report) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& test : report.tests) {
+    nlohmann::json entry{{"name", test.name},
+                         {"visibility", std::string(cudalabs::config::to_string(test.visibility))},
+                         {"status", std::string(to_string(test.outcome.status))},
+                         {"points_earned", test.points_earned},
+                         {"points_possible", test.points_possible},
+                         {"seconds", test.outcome.seconds},
+                         {"message", test.outcome.message}};
+    if (test.performance) entry["performance"] = to_json(*test.performance);
+    if (!test.sanitizer.empty()) {
+      nlohmann::json findings = nlohmann::json::array();
+      for (const auto& finding : test.sanitizer) {
+        findings.push_back({{"tool", finding.tool}, {"completed", finding.completed}, {"clean", finding.clean},
+                            {"errors", finding.errors}, {"excerpt", finding.excerpt}});
+      }
+      entry["sanitizer"] = std::move(findings);
+    }
+    tests.push_back(std::move(entry));
+  }
+  return {{"schema_version", kReportSchemaVersion},
+          {"mode", report.mode},
+          {"lab", report.lab},
+          {"title", report.title},
+          {"submission", report.submission},
+          {"device", report.device},
+          {"status", std::string(run_status_name(report.status))},
+          {"exit_code", static_cast<int>(report.status)},
+          {"status_detail", report.status_detail},
+          {"points_earned", report.points_earned},
+          {"points_possible", report.points_possible},
+          {"rule_violations", report.rule_violations},
+          {"files", {{"used", report.staged_files}, {"ignored", report.ignored_files},
+                     {"ignored_not_listed", report.ignored_not_listed}}},
+          {"build", {{"attempted", report.build.attempted}, {"succeeded", report.build.succeeded},
+                     {"command", report.build.command}, {"output", report.build.output},
+                     {"seconds", report.build.seconds}}},
+          {"timing", {{"stage_seconds", report.stage_seconds}, {"build_seconds", report.build.seconds},
+                      {"test_seconds", report.test_seconds}, {"total_seconds", report.total_seconds}}},
+          {"tests", tests}};
+}
+
+void write_json_report(const std::filesystem::path& file, const GradeResult& report) {
+  // Compiler and student output may hold invalid UTF-8: replace it rather than fail the report.
+  write_report_file(file, report_to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                    "JSON");
+}
+
+}  // namespace labgrade

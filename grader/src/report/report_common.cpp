@@ -1,0 +1,193 @@
+#include "report/report_common.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "model/sanitizer_findings.hpp"
+
+namespace labgrade {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence at text[i], or 0 when it is not one (overlong forms,
+// surrogates and code points past U+10FFFF are invalid). Stores the code point in `code`.
+std::size_t utf8_sequence(std::string_view text, std::size_t i, char32_t& code) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  char32_t min = 0;
+  if (lead < 0x80) {
+    code = lead;
+    return 1;
+  } else if ((lead & 0xE0) == 0xC0) {
+    length = 2, code = lead & 0x1F, min = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, code = lead & 0x0F, min = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, code = lead & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+    code = (code << 6) | (byte(k) & 0x3F);
+  }
+  if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
+  return length;
+}
+
+// XML 1.0's Char production, less what valid UTF-8 already excludes.
+bool xml_char(char32_t code) {
+  if (code < 0x20) return code == '\t' || code == '\n' || code == '\r';
+  return code != 0xFFFE && code != 0xFFFF;
+}
+
+}  // namespace
+
+std::string_view run_status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::Graded: return "graded";
+    case RunStatus::TestsFailed: return "tests_failed";
+    case RunStatus::ConfigurationError: return "configuration_error";
+    case RunStatus::SubmissionRejected: return "submission_rejected";
+    case RunStatus::NoCudaDevice: return "no_cuda_device";
+    case RunStatus::BuildFailed: return "build_failed";
+    case RunStatus::RuleViolation: return "rule_violation";
+  }
+  return "unknown";
+}
+
+bool details_visible(const ScoredTest& test, const ReportView& view) {
+  return view.show_hidden_details || test.visibility != cudalabs::config::Visibility::Hidden;
+}
+
+std::string visible_detail(const ScoredTest& test, const ReportView& view) {
+  if (!details_visible(test, view)) {
+    // The verdict says how far from the threshold the student's own code was, nothing about inputs.
+    return test.performance ? test.performance->verdict.explanation : "";
+  }
+  if (!test.performance) return test.outcome.message;
+  std::string detail = describe(*test.performance);
+  // Scoring already puts the figures in the message; add it only when it says something else.
+  if (!test.outcome.message.empty() && test.outcome.message != detail) detail += "\n" + test.outcome.message;
+  return detail;
+}
+
+std::string sanitizer_detail(const ScoredTest& test, const ReportView& view) {
+  if (test.sanitizer.empty()) return "";
+  std::string summary = "compute-sanitizer: ";
+  std::string excerpts;
+  for (std::size_t i = 0; i < test.sanitizer.size(); ++i) {
+    const SanitizerFinding& finding = test.sanitizer[i];
+    summary += (i == 0 ? "" : "; ") + summarize(finding);
+    if (!finding.clean && !finding.excerpt.empty() && details_visible(test, view)) excerpts += "\n" + finding.excerpt;
+  }
+  return summary + excerpts;
+}
+
+bool below_full_credit(const ScoredTest& test) {
+  return test.performance && test.outcome.status == TestStatus::Passed && test.points_earned < test.points_possible;
+}
+
+std::string format_points(double points) { return fmt::format("{:g}", points); }
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t code = 0;
+    const std::size_t length = utf8_sequence(text, i, code);
+    if (length == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+std::string markup_escape(std::string_view text, bool attribute) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t code = 0;
+    const std::size_t length = utf8_sequence(text, i, code);
+    if (length == 0 || !xml_char(code)) {
+      out += kReplacement;
+      i += length ? length : 1;
+      continue;
+    }
+    switch (code) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;  // also keeps "]]>" out of character data
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      case '\n': out += attribute ? "&#10;" : "\n"; break;
+      case '\r': out += "&#13;"; break;  // a raw CR would be read back as a line feed
+      default: out.append(text.substr(i, length));
+    }
+    i += length;
+  }
+  return out;
+}
+
+std::string first_line(std::string_view text, std::size_t max_chars) {
+  const std::string_view line = text.substr(0, text.find('\n'));
+  std::size_t chars = 0, i = 0;
+  while (i < line.size() && chars < max_chars) {
+    char32_t code = 0;
+    const std::size_t length = utf8_sequence(line, i, code);
+    i += length ? length : 1;
+    ++chars;
+  }
+  std::string out(line.substr(0, i));
+  if (i < line.size() || line.size() < text.size()) out += "...";
+  return out;
+}
+
+void check_report_path(const std::filesystem::path& file, std::string_view what) {
+  std::error_code error;
+  if (std::filesystem::is_directory(file, error)) {
+    throw std::runtime_error(fmt::format("cannot write the {} report to {}: it is a directory", what, file.string()));
+  }
+  const std::filesystem::path parent = file.parent_path().empty() ? "." : file.parent_path();
+  if (!std::filesystem::is_directory(parent, error)) {
+    throw std::runtime_error(
+        fmt::format("cannot write the {} report to {}: no directory {}", what, file.string(), parent.string()));
+  }
+}
+
+void write_report_file(const std::filesystem::path& file, std::string_view content, std::string_view what) {
+  check_report_path(file, what);
+  // Beside the target, so the rename stays on one file system; the pid keeps two runs apart.
+  const std::filesystem::path temporary = fmt::format("{}.partial-{}", file.string(), ::getpid());
+  const auto fail = [&](const std::string& reason) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error(fmt::format("cannot write the {} report to {}: {}", what, file.string(), reason));
+  };
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(std::strerror(errno));
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) fail(std::strerror(errno));
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, file, error);
+  if (error) fail(error.message());
+}
+
+}  // namespace labgrade

@@ -1,0 +1,149 @@
+#include "report/text_report.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace labgrade {
+namespace {
+
+constexpr std::size_t kMaxDetailLines = 40;
+
+struct Painter {
+  bool enabled;
+  std::string operator()(const std::string& text, const char* code) const {
+    return enabled ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
+  }
+};
+
+const char* status_color(TestStatus status) {
+  switch (status) {
+    case TestStatus::Passed: return "32";
+    case TestStatus::Skipped:
+    case TestStatus::NotRun: return "33";
+    default: return "31";
+  }
+}
+
+std::string points(double value) { return fmt::format("{:g}", value); }
+
+// At most kMaxDetailLines lines, each indented.
+std::string indented(const std::string& text) {
+  std::string out;
+  std::size_t lines = 0, begin = 0;
+  while (begin < text.size() && lines < kMaxDetailLines) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    out += "      " + text.substr(begin, end - begin) + "\n";
+    begin = end + 1;
+    ++lines;
+  }
+  if (begin < text.size()) out += "      [... more in the JSON report]\n";
+  return out;
+}
+
+// Tests with findings in detail; clean ones counted in one line.
+void write_sanitizer_section(std::ostream& out, const GradeResult& report, bool show_hidden, bool color) {
+  const Painter paint{color};
+  std::size_t ran = 0, clean = 0;
+  for (const auto& test : report.tests) {
+    if (test.sanitizer.empty()) continue;
+    ++ran;
+    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++clean;
+  }
+  if (ran == 0) return;
+  out << "\n" << paint("Sanitizer (memcheck, racecheck), each test alone:", "1") << "\n";
+  out << fmt::format("  {} of {} tests clean\n", clean, ran);
+  for (const auto& test : report.tests) {
+    for (const auto& finding : test.sanitizer) {
+      if (finding.clean) continue;
+      out << "  " << paint(test.name, "1") << "  " << summarize(finding) << "\n";
+      const bool hide = !show_hidden && test.visibility == cudalabs::config::Visibility::Hidden;
+      if (!hide) out << indented(finding.excerpt);
+    }
+  }
+}
+
+}  // namespace
+
+TextStyle text_style_for_terminal(bool stream_is_tty) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return TextStyle{stream_is_tty && !(no_color && *no_color), true};
+}
+
+void write_text_report(std::ostream& out, const GradeResult& report, const TextStyle& style) {
+  const Painter paint{style.color};
+  out << paint(fmt::format("{} {} — {}", report.mode == "grade" ? "Grade of" : "Self-check of", report.lab,
+                           report.title), "1")
+      << "\n";
+  out << "  submission: " << report.submission << "\n";
+  if (!report.device.empty()) out << "  device:     " << report.device << "\n";
+  if (!report.staged_files.empty()) {
+    out << "  files used: ";
+    for (std::size_t i = 0; i < report.staged_files.size(); ++i) out << (i ? ", " : "") << report.staged_files[i];
+    out << "\n";
+  }
+  if (!report.ignored_files.empty()) {
+    out << "  ignored:    ";
+    for (std::size_t i = 0; i < report.ignored_files.size(); ++i) out << (i ? ", " : "") << report.ignored_files[i];
+    if (report.ignored_not_listed) out << fmt::format(" and {} more", report.ignored_not_listed);
+    out << "  (only the lab's student files are graded)\n";
+  }
+
+  std::size_t name_width = 4;
+  for (const auto& test : report.tests) name_width = std::max(name_width, test.name.size());
+  out << "\n"
+      << fmt::format("  {:<{}}  {:<10} {:<9} {:>13}\n", "test", name_width, "visibility", "status", "points");
+  for (const auto& test : report.tests) {
+    const std::string status(to_string(test.outcome.status));
+    out << fmt::format("  {:<{}}  {:<10} ", test.name, name_width, to_string(test.visibility))
+        << paint(fmt::format("{:<9}", status), status_color(test.outcome.status))
+        << fmt::format(" {:>6} / {:<6}\n", points(test.points_earned), points(test.points_possible));
+  }
+  out << "\n"
+      << paint(fmt::format("  Score: {} / {}", points(report.points_earned), points(report.points_possible)), "1")
+      << "   (" << report.status_detail << ")\n";
+  out << fmt::format("  Time: {:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s\n",
+                     report.total_seconds, report.stage_seconds, report.build.seconds, report.test_seconds);
+
+  // The figures behind every timed verdict, passed or not.
+  bool timed_heading = false;
+  for (const auto& test : report.tests) {
+    if (!test.performance) continue;
+    if (!timed_heading) out << "\nPerformance (median of interleaved rounds, L2 flushed, same process):\n";
+    timed_heading = true;
+    const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
+    out << "  " << paint(test.name, "1") << fmt::format("  {} / {} points\n", points(test.points_earned),
+                                                         points(test.points_possible))
+        << indented(hide ? test.performance->verdict.explanation : describe(*test.performance));
+  }
+
+  bool heading = false;
+  for (const auto& test : report.tests) {
+    if (test.performance) continue;  // shown above
+    // Tests that never ran share one reason, already given next to the score.
+    const bool skipped_for_no_gpu =
+        report.status == RunStatus::NoCudaDevice && test.outcome.status == TestStatus::Skipped;
+    if (test.outcome.status == TestStatus::Passed || test.outcome.status == TestStatus::NotRun ||
+        skipped_for_no_gpu || test.outcome.message.empty()) {
+      continue;
+    }
+    if (!heading) out << "\nDetails:\n";
+    heading = true;
+    out << "  " << paint(test.name, "1") << " (" << to_string(test.outcome.status) << ")\n";
+    const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
+    out << indented(hide ? "details of hidden tests are not shown" : test.outcome.message);
+  }
+  write_sanitizer_section(out, report, style.show_hidden_details, style.color);
+  if (!report.rule_violations.empty()) {
+    out << "\n" << paint("Rules broken (the lab scores 0):", "1") << "\n";
+    for (const auto& violation : report.rule_violations) out << indented(violation);
+  }
+  if (report.build.attempted && !report.build.succeeded) {
+    out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"
+        << indented(report.build.output);
+  }
+}
+
+}  // namespace labgrade

@@ -1,0 +1,223 @@
+#include "run/suite_runner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cudalabs/result_stream.hpp"
+#include "run/trusted_events.hpp"
+#include "text/text_lines.hpp"
+
+namespace labgrade {
+namespace {
+
+constexpr int kResultFd = 3;
+constexpr int kResultTokenFd = 4;
+constexpr std::size_t kOutputTailShown = 2000;
+
+ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::string> args) {
+  ProcessSpec spec;
+  spec.argv = invocation.launcher;
+  spec.argv.push_back(invocation.harness.string());
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.working_dir = invocation.working_dir;
+  spec.extra_env = invocation.env;
+  // The harness then forbids itself new processes and programs (common/src/process_filter.hpp);
+  // not under a launcher: compute-sanitizer's tooling works inside the process it watches.
+  if (invocation.launcher.empty()) spec.extra_env.emplace_back(cudalabs::kNoNewProcessesVariable, "1");
+  spec.timeout_seconds = invocation.test_timeout_seconds;
+  spec.max_output_bytes = invocation.max_output_bytes;
+  spec.limits = invocation.limits;
+  return spec;
+}
+
+std::string output_tail(const ProcessResult& process) {
+  if (process.output.empty()) return "";
+  const std::size_t start = process.output.size() > kOutputTailShown ? process.output.size() - kOutputTailShown : 0;
+  return fmt::format("\nLast output of the test process:\n{}{}", start > 0 ? "[...]\n" : "",
+                     process.output.substr(start));
+}
+
+// What one harness process told us.
+struct StreamState {
+  std::string token;                 // what a line must carry to be believed
+  std::set<std::string> requested;   // events about other tests are ignored
+  int untrusted_lines = 0;
+  std::map<std::string, TestOutcome> finished;
+  std::map<std::string, PerformanceMeasurement> measurements;
+  std::string running;  // started, not finished
+  bool done = false;
+  std::string context_lost_error;
+  std::string device;
+  bool environment_seen = false;
+  bool cuda_device = true;
+  std::string no_device_reason;
+};
+
+void read_event(StreamState& state, const std::string& line) {
+  const std::optional<nlohmann::json> trusted = trusted_event(line, state.token);
+  const bool about_other_test = trusted && trusted->contains("test") && !state.requested.count(trusted->value("test", ""));
+  // An end must follow its own start: the harness always sends both, in that order.
+  const bool end_without_start = trusted && trusted->value("event", "") == "end" &&
+                                 trusted->value("test", "") != state.running;
+  if (!trusted || about_other_test || end_without_start) {
+    ++state.untrusted_lines;
+    return;
+  }
+  const nlohmann::json& event = *trusted;
+  const std::string kind = event.value("event", "");
+  if (kind == "environment") {
+    state.environment_seen = true;
+    state.cuda_device = event.value("cuda_device", false);
+    state.device = event.value("device", "");
+    state.no_device_reason = event.value("reason", "");
+  } else if (kind == "start") {
+    state.running = event.value("test", "");
+  } else if (kind == "end") {
+    TestOutcome outcome;
+    outcome.name = event.value("test", "");
+    const std::string status = event.value("status", "");
+    outcome.status = status == "passed" ? TestStatus::Passed : status == "skipped" ? TestStatus::Skipped
+                                                                                  : TestStatus::Failed;
+    outcome.message = event.value("message", "");
+    outcome.seconds = event.value("ms", 0.0) / 1000.0;
+    state.finished[outcome.name] = outcome;
+    if (state.running == outcome.name) state.running.clear();
+  } else if (kind == "context_lost") {
+    state.context_lost_error = event.value("error", "");
+    const std::string test = event.value("test", "");
+    // The harness reports it after the test's end event; a test that never ended is charged too.
+    auto found = state.finished.find(test);
+    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Crashed, "", 0}).first;
+    if (state.running == test) state.running.clear();
+    found->second.status = TestStatus::Crashed;
+    found->second.message = fmt::format(
+        "this test broke the GPU context ({}): usually a kernel that reads or writes outside its buffers{}",
+        state.context_lost_error, found->second.message.empty() ? "" : "\n" + found->second.message);
+  } else if (kind == "leaked") {
+    // Reported after the test's end event: the test is charged, the process ends, the rest rerun.
+    const std::string test = event.value("test", "");
+    auto found = state.finished.find(test);
+    if (found == state.finished.end()) found = state.finished.emplace(test, TestOutcome{test, TestStatus::Failed, "", 0}).first;
+    constexpr double kMiB = 1024.0 * 1024.0;
+    const std::string earlier = found->second.message;
+    found->second.status = TestStatus::Failed;
+    found->second.message = fmt::format(
+        "this test left {:.0f} MiB of device memory allocated after it ended ({:.0f} of {:.0f} MiB free before it, "
+        "{:.0f} after): free what the code allocates (cudaFree / cudaFreeAsync), or allocate a small scratch "
+        "buffer once; the tests after it ran in a fresh process{}",
+        event.value("bytes", 0.0) / kMiB, event.value("free_before", 0.0) / kMiB, event.value("total", 0.0) / kMiB,
+        event.value("free_after", 0.0) / kMiB, earlier.empty() ? "" : "\n" + earlier);
+  } else if (kind == "measurement") {
+    if (auto measurement = parse_measurement(event)) state.measurements[event.value("test", "")] = *measurement;
+  } else if (kind == "done") {
+    state.done = true;
+  }
+}
+
+// Why a process ended before reporting `test`, in words a student understands.
+TestOutcome charge_interrupted_test(const std::string& test, const ProcessResult& process, double timeout) {
+  TestOutcome outcome{test, process.timed_out ? TestStatus::TimedOut : TestStatus::Crashed, "", process.wall_seconds};
+  if (process.timed_out) {
+    outcome.message = fmt::format("timed out: no result after {:g} s, so the test process was killed "
+                                  "(a kernel or loop that never finishes?)", timeout);
+  } else if (process.exited) {
+    outcome.message = fmt::format("the test process exited with code {} in the middle of this test "
+                                  "(does the code call exit() or abort()?)", process.exit_code);
+  } else {
+    outcome.message = fmt::format("the test process was {} during this test", process.describe_end(timeout));
+  }
+  outcome.message += output_tail(process);
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_test_listing(const std::string& output) {
+  std::vector<std::string> tests;
+  std::string suite;
+  for (std::string line : split_lines(output)) {
+    const auto comment = line.find('#');
+    if (comment != std::string::npos) line.erase(comment);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    if (line.empty()) continue;
+    if (line[0] != ' ') {
+      suite = line.back() == '.' ? line : "";  // "Suite." header; anything else is stray output
+    } else if (!suite.empty()) {
+      tests.push_back(suite + line.substr(line.find_first_not_of(' ')));
+    }
+  }
+  return tests;
+}
+
+TestListing list_tests(const HarnessInvocation& invocation) {
+  TestListing listing;
+  listing.process = run_process(harness_spec(invocation, {"--gtest_list_tests"}));
+  if (listing.ok()) listing.tests = parse_test_listing(listing.process.output);
+  return listing;
+}
+
+SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests) {
+  SuiteRun run;
+  std::vector<std::string> remaining = tests;
+  std::map<std::string, TestOutcome> outcomes;
+  while (!remaining.empty()) {
+    StreamState state;
+    state.token = new_result_token();
+    state.requested.insert(remaining.begin(), remaining.end());
+    std::string filter;
+    for (const auto& test : remaining) filter += (filter.empty() ? "" : ":") + test;
+    ProcessSpec spec = harness_spec(invocation, {"--gtest_filter=" + filter, "--gtest_color=no"});
+    spec.result_fd = kResultFd;
+    spec.result_fd_env = cudalabs::kResultFdVariable;
+    spec.secret = state.token;
+    spec.secret_fd = kResultTokenFd;
+    spec.secret_fd_env = cudalabs::kResultTokenFdVariable;
+    const ProcessResult process = run_process(spec, [&](const std::string& line) { read_event(state, line); });
+    ++run.processes;
+    run.output += process.output;
+    run.untrusted_lines += state.untrusted_lines;
+    if (state.environment_seen && run.device.empty()) {
+      run.device = state.device;
+      run.cuda_device = state.cuda_device;
+      run.no_device_reason = state.no_device_reason;
+    }
+    for (auto& [name, outcome] : state.finished) outcomes[name] = outcome;
+    for (auto& [name, measurement] : state.measurements) run.measurements[name] = measurement;
+
+    std::vector<std::string> next;
+    for (const auto& test : remaining) {
+      if (!state.finished.count(test) && test != state.running) next.push_back(test);
+    }
+    if (!state.running.empty()) {
+      outcomes[state.running] = charge_interrupted_test(state.running, process, invocation.test_timeout_seconds);
+    } else if (!state.done && state.context_lost_error.empty() && next.size() == remaining.size()) {
+      // It died before any test started (e.g. in a static constructor): nothing to retry.
+      for (const auto& test : next) {
+        outcomes[test] = TestOutcome{test, TestStatus::Crashed,
+                                     fmt::format("the test process {} before this test could start{}",
+                                                 process.describe_end(invocation.test_timeout_seconds),
+                                                 output_tail(process)), 0};
+      }
+      next.clear();
+    } else if (state.done) {
+      for (const auto& test : next) {
+        outcomes[test] = TestOutcome{test, TestStatus::NotRun, "the suite finished without running this test", 0};
+      }
+      next.clear();
+    }
+    remaining = std::move(next);
+  }
+  for (const auto& test : tests) {
+    const auto found = outcomes.find(test);  // no trusted result is never a pass
+    run.outcomes.push_back(found != outcomes.end() ? found->second
+                                                   : TestOutcome{test, TestStatus::NotRun, "no result was reported for this test", 0});
+  }
+  return run;
+}
+
+}  // namespace labgrade

@@ -1,0 +1,53 @@
+#pragma once
+// Runs a lab harness (a GoogleTest binary holding student code) in child processes and collects
+// one outcome per test from the harness's result stream (see cudalabs/result_stream.hpp).
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/grade_result.hpp"
+#include "model/performance_result.hpp"
+#include "sandbox/child_process.hpp"
+
+namespace labgrade {
+
+struct HarnessInvocation {
+  std::filesystem::path harness;
+  std::vector<std::string> launcher;  // run before the harness, e.g. compute-sanitizer and its options
+  std::filesystem::path working_dir;
+  std::vector<std::pair<std::string, std::string>> env;
+  double test_timeout_seconds = 30;
+  std::uint64_t max_output_bytes = 1 << 20;
+  ResourceLimits limits;  // never an address-space cap: see resource_limits.hpp
+};
+
+struct TestListing {
+  std::vector<std::string> tests;  // "Suite.Test", in binary order
+  ProcessResult process;           // how the listing run ended (a missing symbol shows up here)
+  bool ok() const { return process.succeeded(); }
+};
+
+TestListing list_tests(const HarnessInvocation& invocation);
+
+// Parses `--gtest_list_tests` output ("Suite.\n  Test  # GetParam() = ...").
+std::vector<std::string> parse_test_listing(const std::string& output);
+
+struct SuiteRun {
+  std::vector<TestOutcome> outcomes;  // one per requested test, in request order
+  std::string device;                 // GPU name reported by the harness
+  bool cuda_device = true;            // false when the harness saw no GPU
+  std::string no_device_reason;
+  int processes = 0;                  // how many harness processes it took
+  std::map<std::string, PerformanceMeasurement> measurements;  // by test, for performance cases
+  int untrusted_lines = 0;            // result lines ignored: wrong or no token, or a test not asked for
+  std::string output;                 // stdout and stderr of every process, in order (a sanitizer's report)
+};
+
+// Runs `tests` in as few processes as possible: when a process dies, hangs or loses its CUDA
+// context, the test it was in is charged for it and the tests after it continue in a new process.
+SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests);
+
+}  // namespace labgrade

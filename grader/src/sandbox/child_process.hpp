@@ -1,0 +1,59 @@
+#pragma once
+// Runs one untrusted or long-running command in its own process group, with a wall-clock limit,
+// a cap on the output kept, and an optional line channel (a pipe on a chosen file descriptor)
+// whose every line restarts the clock. labgrade never runs student code in its own process.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox/resource_limits.hpp"
+
+namespace labgrade {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;
+  std::filesystem::path working_dir;
+  std::vector<std::pair<std::string, std::string>> extra_env;
+  // Wall-clock limit; with a result channel it is the limit *between* two lines on the channel.
+  double timeout_seconds = 60;
+  std::uint64_t max_output_bytes = 1 << 20;
+  // When >= 0, the child gets the write end of a pipe on this descriptor (numbers 0-2 are refused).
+  int result_fd = -1;
+  std::string result_fd_env;  // environment variable that tells the child the descriptor number
+  // When secret_fd >= 3, the child reads `secret` from a pipe on that descriptor (then end of
+  // file). A pipe, not the environment, so that nothing started later can read it from there.
+  std::string secret;
+  int secret_fd = -1;
+  std::string secret_fd_env;  // environment variable that tells the child the descriptor number
+  ResourceLimits limits;      // core dumps are off unless limits.core_dumps
+};
+
+struct ProcessResult {
+  bool started = false;      // false when fork/exec failed; `output` says why
+  bool exited = false;       // exited normally with `exit_code`
+  int exit_code = -1;
+  int signal = 0;            // the signal that ended it, when not `exited`
+  bool timed_out = false;    // killed by us after the time limit
+  bool cpu_limit_exceeded = false;  // killed by the kernel at limits.cpu_seconds
+  double cpu_seconds = 0;    // user + system time of the child (not of its descendants)
+  double wall_seconds = 0;
+  std::string output;        // stdout and stderr interleaved, cut at max_output_bytes
+  std::uint64_t output_bytes_dropped = 0;
+
+  bool succeeded() const { return started && exited && exit_code == 0 && !timed_out; }
+  std::string describe_end(double timeout_seconds) const;  // "exited with code 3", "killed by SIGSEGV (segmentation fault)", ...
+};
+
+using LineHandler = std::function<void(const std::string& line)>;
+
+ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_line = {});
+
+std::string describe_signal(int signal);
+
+// Quotes a command line for display (a report shows students how their code was compiled).
+std::string shell_quote(const std::vector<std::string>& argv);
+
+}  // namespace labgrade

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "batch/batch_command.hpp"
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "report/report_outputs.hpp"
@@ -26,6 +27,14 @@ constexpr const char* kExitCodes = R"(Exit codes:
   6  check: the code did not compile (a grade of code that does not compile is a 0 with exit code 0)
   7  labgrade itself failed (build tree incomplete, I/O error)
   8  the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0)";
+
+constexpr const char* kBatchExitCodes = R"(Exit codes:
+  0    the batch ran to its end (whatever the grades: see gradebook.csv)
+  2    bad arguments or unknown lab
+  3    configuration error: a YAML file is invalid or disagrees with the test suite
+  5    some submissions compiled but could not be tested: no CUDA device (not graded; the next run grades them)
+  7    labgrade itself failed (build tree incomplete, I/O error, the results database)
+  130  interrupted (Ctrl-C): what was graded is kept; run the same command again to grade the rest)";
 
 constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
@@ -102,6 +111,9 @@ int main(int argc, char** argv) {
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
   grade->footer(kExitCodes);
 
+  labgrade::batch::BatchCommand batch_command;
+  labgrade::batch::add_batch_command(app, batch_command)->footer(kBatchExitCodes);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -115,6 +127,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return list_labs(paths);
+    if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
     if (check->parsed()) {
       labgrade::prepare_report_outputs(check_outputs);
       return report_and_exit_code(labgrade::self_check(paths, check_request), check_outputs);

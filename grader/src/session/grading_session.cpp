@@ -180,6 +180,7 @@ GradeResult run(const CoursePaths& paths, const RunRequest& request, bool graded
     return broke_rules(violations);
   }
 
+  const std::shared_ptr<void> gpu = request.hold_gpu ? request.hold_gpu() : nullptr;  // until the grade ends
   const auto test_start = Clock::now();
   HarnessInvocation invocation;
   invocation.harness = place_harness(harness, binary_dir);

@@ -121,7 +121,7 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // Slurm's scancel and time limit: keep what is done
   const auto start = std::chrono::steady_clock::now();
-  BatchProgress progress(std::cout, ::isatty(STDOUT_FILENO) != 0 && std::getenv("NO_COLOR") == nullptr);
+  BatchProgress progress(std::cout, ::isatty(STDOUT_FILENO) != 0);
   const BatchOutcome outcome = run_batch(paths, request, progress, g_stop);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ResultsStore store(database_path(request), request.lab);

@@ -219,7 +219,6 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         run.hold_gpu = hold_gpu;
         GradeResult report = grade_submission(paths, run);
         const auto penalty = apply_late_policy(lab, submission, report);
-        report.submission = submission.student_id + (submission.name.empty() ? "" : " (" + submission.name + ")");
         write_reports(reports_folder(request.out, submission.student_id), report);
         row = row_for(lab, submission, report, penalty);
       } catch (const config::ConfigError&) {

@@ -56,7 +56,7 @@ void write_gradebook(std::ostream& out, const cudalabs::config::LabConfig& lab, 
       const auto found = earned.find(name);
       cells.push_back(graded ? csv_points(found == earned.end() ? 0.0 : found->second) : "");
     }
-    cells.push_back(csv_field(row.detail));
+    cells.push_back(csv_field(row.detail.substr(0, row.detail.find('\n'))));  // the reports have the rest
     line.clear();
     for (std::size_t i = 0; i < cells.size(); ++i) line += (i ? "," : "") + cells[i];
     out << line << "\r\n";

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "batch_engine.hpp"
@@ -121,7 +122,10 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);  // Slurm's scancel and time limit: keep what is done
   const auto start = std::chrono::steady_clock::now();
-  BatchProgress progress(std::cout, ::isatty(STDOUT_FILENO) != 0);
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  winsize size{};
+  const std::size_t width = tty && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+  BatchProgress progress(std::cout, tty, width);
   const BatchOutcome outcome = run_batch(paths, request, progress, g_stop);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ResultsStore store(database_path(request), request.lab);

@@ -26,7 +26,8 @@ std::string format_duration(double seconds) {
   return fmt::format("{}s", whole);
 }
 
-BatchProgress::BatchProgress(std::ostream& out, bool is_tty) : out_(out), tty_(is_tty) {}
+BatchProgress::BatchProgress(std::ostream& out, bool is_tty, std::size_t width)
+    : out_(out), tty_(is_tty), width_(width) {}
 
 void BatchProgress::start(std::size_t to_grade, std::size_t kept) {
   std::lock_guard lock(mutex_);
@@ -46,8 +47,10 @@ std::string BatchProgress::rate_and_eta_locked() const {
 }
 
 void BatchProgress::draw_locked() {
-  out_ << fmt::format("\r\033[K[{}/{}] {} failed, {}{}", done_, total_, failures_, rate_and_eta_locked(),
-                      last_.empty() ? "" : " | " + last_);
+  std::string line = fmt::format("[{}/{}] {} failed, {}{}", done_, total_, failures_, rate_and_eta_locked(),
+                                 last_.empty() ? "" : " | " + last_);
+  if (width_ > 1 && line.size() >= width_) line.resize(width_ - 1);  // a wrapped line could not be redrawn
+  out_ << "\r\033[K" << line;
   out_.flush();
 }
 

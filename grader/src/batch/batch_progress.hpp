@@ -14,7 +14,8 @@ namespace labgrade::batch {
 
 class BatchProgress {
  public:
-  BatchProgress(std::ostream& out, bool is_tty);
+  // `width`: the terminal's columns, to keep the progress line on one row (0: unknown).
+  BatchProgress(std::ostream& out, bool is_tty, std::size_t width = 0);
 
   // `to_grade` submissions will be graded now; `kept` were already graded and are skipped.
   void start(std::size_t to_grade, std::size_t kept);
@@ -28,6 +29,7 @@ class BatchProgress {
 
   std::ostream& out_;
   bool tty_;
+  std::size_t width_;
   std::mutex mutex_;
   std::chrono::steady_clock::time_point start_;
   std::size_t total_ = 0;

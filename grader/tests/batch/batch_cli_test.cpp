@@ -54,9 +54,15 @@ class BatchCli : public ::testing::Test {
   }
   void add_solution(const std::string& student) { fs::copy(kSolution, class_dir() / student); }
 
-  ProcessResult batch(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {}) {
+  ProcessResult batch(std::vector<std::string> args, std::vector<std::pair<std::string, std::string>> env = {},
+                      std::vector<std::string> global = {}) {
     ProcessSpec spec;
-    spec.argv = {LABGRADE_EXECUTABLE, "batch", "01_vector_add", class_dir().string(), "--out", out().string()};
+    spec.argv = {LABGRADE_EXECUTABLE};
+    spec.argv.insert(spec.argv.end(), global.begin(), global.end());
+    for (const std::string& arg : {std::string("batch"), std::string("01_vector_add"), class_dir().string(),
+                                   std::string("--out"), out().string()}) {
+      spec.argv.push_back(arg);
+    }
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.timeout_seconds = 900;
     spec.extra_env = {{"NO_COLOR", "1"}};
@@ -233,6 +239,78 @@ TEST_F(BatchCli, ResumesAfterBeingKilled) {
   EXPECT_EQ(book.size(), 7u);
   expect_broken_ones_graded(book);
   EXPECT_EQ(book.at("gina").at("status"), "compile_error");
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST_F(BatchCli, LatePolicyAppliesFromGradescopeSubmissionTimes) {
+  // This course tree's configuration, its lab 01 with a late policy.
+  const fs::path course = root_ / "course";
+  fs::create_directories(course / "config" / "labs");
+  const fs::path source = CUDALABS_SOURCE_DIR;
+  fs::copy_file(source / "config" / "course.yaml", course / "config" / "course.yaml");
+  std::ofstream(course / "config" / "labs" / "01_vector_add.yaml")
+      << read_file(source / "config" / "labs" / "01_vector_add.yaml")
+      << "late: {due: \"2026-10-01T23:59:00-07:00\", grace_minutes: 10, penalty_percent_per_day: 10, "
+         "max_penalty_percent: 50}\n";
+  fs::copy(kFixtures / "syntax_error", class_dir() / "submission_1");
+  fs::copy(kFixtures / "syntax_error", class_dir() / "submission_2");
+  fs::copy(kSolution, class_dir() / "submission_3");
+  std::ofstream(class_dir() / "submission_metadata.yml") << R"(submission_1:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '1815'
+  :created_at: 2026-10-02 00:05:00.000000000 -07:00
+submission_2:
+  :submitters:
+  - :name: Alan Turing
+    :sid: '1912'
+  :created_at: 2026-10-03 20:00:00.000000000 -07:00
+submission_3:
+  :submitters:
+  - :name: Grace Hopper
+    :sid: '1906'
+  :created_at: 2026-10-05 09:00:00.000000000 -07:00
+)";
+  const ProcessResult run =
+      batch({}, {}, {"--root", course.string(), "--build-dir", std::string(CUDALABS_BINARY_DIR)});
+  ASSERT_TRUE(run.exited) << run.output;
+  const bool gpu = has_gpu();
+  EXPECT_EQ(run.exit_code, gpu ? 0 : 5) << run.output;
+  const auto book = gradebook();
+  ASSERT_EQ(book.size(), 3u);
+  // Six minutes after the deadline, within the ten of grace: on time.
+  EXPECT_EQ(book.at("1815").at("name"), "Ada Lovelace");
+  EXPECT_EQ(book.at("1815").at("submitted_at"), "2026-10-02T07:05:00Z");
+  EXPECT_EQ(book.at("1815").at("late_days"), "0");
+  EXPECT_EQ(book.at("1815").at("late_penalty_percent"), "0");
+  // 44 hours late: two days started, 20% of nothing.
+  EXPECT_EQ(book.at("1912").at("late_days"), "2");
+  EXPECT_EQ(book.at("1912").at("late_penalty_percent"), "20");
+  EXPECT_EQ(book.at("1912").at("late_penalty_points"), "0");
+  EXPECT_EQ(book.at("1912").at("total"), "0");
+  const std::string text = read_file(out() / "reports" / "1912" / "report.txt");
+  EXPECT_NE(text.find("Late: submitted 2026-10-04T03:00:00Z, 2 days after the deadline 2026-10-02T06:59:00Z: -20%"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(read_file(out() / "reports" / "1912" / "report.json").find("\"days_late\": 2"), std::string::npos);
+  EXPECT_NE(read_file(out() / "reports" / "1912" / "results.json").find("2 days after the deadline"),
+            std::string::npos);
+  EXPECT_NE(read_file(out() / "reports" / "1912" / "report.html").find("2 days after the deadline"),
+            std::string::npos);
+  // 3 days and 9 hours late: four days started, 40% off what the tests earned.
+  if (gpu) {
+    const double raw = std::stod(book.at("1906").at("points_before_late_penalty"));
+    EXPECT_EQ(book.at("1906").at("late_days"), "4");
+    EXPECT_EQ(book.at("1906").at("late_penalty_percent"), "40");
+    EXPECT_NEAR(std::stod(book.at("1906").at("total")), raw * 0.6, 0.01);
+  } else {
+    EXPECT_EQ(book.at("1906").at("status"), "no_cuda_device");
+    EXPECT_EQ(book.at("1906").at("late_days"), "") << "no grade, so no penalty";
+  }
 }
 
 TEST_F(BatchCli, GradesThroughSlurmAndResubmitsAFailedTask) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cudalabs/confinement.hpp"
+#include "batch/batch_command.hpp"
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "model/exit_codes.hpp"
@@ -14,6 +15,14 @@
 #include "session/grading_session.hpp"
 
 namespace {
+
+constexpr const char* kBatchExitCodes = R"(Exit codes:
+  0    the batch ran to its end (whatever the grades: see gradebook.csv)
+  2    bad arguments or unknown lab
+  3    configuration error: a YAML file is invalid or disagrees with the test suite
+  5    some submissions compiled but could not be tested: no CUDA device (not graded; the next run grades them)
+  7    labgrade itself failed (build tree incomplete, I/O error, the results database)
+  130  interrupted (Ctrl-C): what was graded is kept; run the same command again to grade the rest)";
 
 constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
@@ -117,6 +126,9 @@ int main(int argc, char** argv) {
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
   grade->footer(exit_codes_help);
 
+  labgrade::batch::BatchCommand batch_command;
+  labgrade::batch::add_batch_command(app, batch_command)->footer(kBatchExitCodes);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -132,6 +144,7 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return list_labs(paths);
+    if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
     if (check->parsed()) {
       labgrade::prepare_report_outputs(check_outputs);
       return report_and_exit_code(labgrade::self_check(paths, check_request), check_outputs);

@@ -58,7 +58,7 @@ exit 0"
   write "$fake/cmake" "state='$state'
 case \"\$1\" in
   --version) echo \"cmake version \$(cat \"\$state/cmake_version\")\" ;;
-  -S) for package in GTest yaml-cpp CLI11 fmt nlohmann_json; do
+  -S) for package in GTest yaml-cpp CLI11 fmt nlohmann_json SQLite3; do
         if grep -qx \"\$package\" \"\$state/missing\"; then echo \"-- cudalabs-probe: missing \$package\"
         else echo \"-- cudalabs-probe: found \$package\"; fi
       done ;;

@@ -1,5 +1,6 @@
 #pragma once
 // Everything one labgrade run found out, in the form the report writers print.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,17 @@ struct BuildSummary {
   std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
 };
 
+// A late submission's penalty, from the lab's `late:` policy (batch grades only: they know when
+// each submission was made). The result's points_earned are those after the penalty.
+struct LatePenaltyNote {
+  std::string submitted_at;  // ISO 8601, UTC
+  std::string due;
+  std::int64_t days_late = 0;  // 0: on time
+  double penalty_percent = 0;
+  double penalty_points = 0;
+  double points_before = 0;
+};
+
 struct GradeResult {
   std::string mode;  // "grade" or "check"
   std::string lab;
@@ -70,6 +82,7 @@ struct GradeResult {
   double stage_seconds = 0;
   double test_seconds = 0;
   double total_seconds = 0;
+  std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
 };
 
 }  // namespace labgrade

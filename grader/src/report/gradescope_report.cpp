@@ -16,6 +16,7 @@ std::string overview(const GradeResult& report) {
   std::string text = fmt::format("{} — {}\nScore: {} / {} ({})\n", report.lab, report.title,
                                  format_points(report.points_earned), format_points(report.points_possible),
                                  report.status_detail);
+  if (report.late) text += late_penalty_line(report) + "\n";
   if (!report.device.empty()) text += "Device: " + report.device + "\n";
   if (!report.staged_files.empty()) {
     text += "Files used:";

@@ -91,6 +91,7 @@ void header(std::string& html, const GradeResult& report) {
   html += fmt::format("<div class=\"{}\"><span class=\"points\">{} / {}</span><span>{}</span></div>\n",
                       score_class(report), format_points(report.points_earned),
                       format_points(report.points_possible), h(report.status_detail));
+  if (report.late) html += "<p class=\"late\">" + h(late_penalty_line(report)) + "</p>\n";
   html += "<table class=\"meta\">\n";
   const auto row = [&](const char* name, const std::string& value) {
     if (!value.empty()) html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", name, h(value));

@@ -4,6 +4,17 @@
 
 namespace labgrade {
 
+namespace {
+
+nlohmann::json late_to_json(const GradeResult& report) {
+  const LatePenaltyNote& late = *report.late;
+  return {{"submitted_at", late.submitted_at}, {"due", late.due}, {"days_late", late.days_late},
+          {"penalty_percent", late.penalty_percent}, {"penalty_points", late.penalty_points},
+          {"points_before_penalty", late.points_before}};
+}
+
+}  // namespace
+
 nlohmann::json report_to_json(const GradeResult& report) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& test : report.tests) {
@@ -29,7 +40,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
   for (const ReviewNote& note : report.review) {
     review.push_back({{"construct", note.construct}, {"where", note.where}, {"why", note.why}});
   }
-  return {{"schema_version", kReportSchemaVersion},
+  nlohmann::json json{{"schema_version", kReportSchemaVersion},
           {"mode", report.mode},
           {"lab", report.lab},
           {"title", report.title},
@@ -51,6 +62,8 @@ nlohmann::json report_to_json(const GradeResult& report) {
           {"timing", {{"stage_seconds", report.stage_seconds}, {"build_seconds", report.build.seconds},
                       {"test_seconds", report.test_seconds}, {"total_seconds", report.total_seconds}}},
           {"tests", tests}};
+  if (report.late) json["late"] = late_to_json(report);  // batch grades of a lab with a late policy
+  return json;
 }
 
 void write_json_report(const std::filesystem::path& file, const GradeResult& report) {

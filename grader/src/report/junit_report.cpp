@@ -159,8 +159,10 @@ std::string junit_report(const GradeResult& report, const ReportView& view) {
       {"status_detail", report.status_detail},
       {"points_earned", format_points(report.points_earned)},
       {"points_possible", format_points(report.points_possible)},
+      {"late", late_penalty_line(report)},
   };
   for (const auto& [name, value] : properties) {
+    if (value.empty() && std::string_view(name) == "late") continue;  // only batch grades have a late policy
     xml += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, attr(value));
   }
   xml += "    </properties>\n";

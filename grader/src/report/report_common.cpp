@@ -57,6 +57,18 @@ bool below_full_credit(const ScoredTest& test) {
   return test.performance && test.outcome.status == TestStatus::Passed && test.points_earned < test.points_possible;
 }
 
+std::string late_penalty_line(const GradeResult& report) {
+  if (!report.late) return "";
+  const LatePenaltyNote& late = *report.late;
+  if (late.days_late == 0) {
+    return fmt::format("On time: submitted {}, deadline {}", late.submitted_at, late.due);
+  }
+  return fmt::format("Late: submitted {}, {} day{} after the deadline {}: -{}% = -{} points ({} before the penalty)",
+                     late.submitted_at, late.days_late, late.days_late == 1 ? "" : "s", late.due,
+                     format_points(late.penalty_percent), format_points(late.penalty_points),
+                     format_points(late.points_before));
+}
+
 std::string format_points(double points) { return fmt::format("{:g}", points); }
 
 std::string valid_utf8(std::string_view text) {

@@ -34,6 +34,11 @@ bool below_full_credit(const ScoredTest& test);
 
 std::string format_points(double points);  // "4", "7.5"
 
+// The late policy's effect, for a result that has one (`labgrade batch`): "Late: submitted ...,
+// 2 days after the deadline ...: -20% = -18.5 points (92.5 before the penalty)", or "On time: ...".
+// Empty without one.
+std::string late_penalty_line(const GradeResult& report);
+
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string valid_utf8(std::string_view text);
 

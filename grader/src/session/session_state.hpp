@@ -4,6 +4,7 @@
 // order). Internal to session/.
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -42,7 +43,8 @@ struct SessionState {
   cudalabs::config::ForbidRules rules;  // the course's and the lab's `forbid:`, with the lab's `allow:`
   HarnessInvocation invocation;
   SessionClock::time_point test_start;
-  cudalabs::GpuLock gpu_lock;  // held from the test phase to the end of the run
+  std::shared_ptr<void> gpu_hold;  // the request's hold_gpu token (labgrade batch), held as long
+  cudalabs::GpuLock gpu_lock;      // held from the test phase to the end of the run
 
   GradeResult result;
 };

@@ -140,6 +140,7 @@ std::optional<Stop> run_and_score_tests(SessionState& session) {
   for (auto& name : session.lab.performance_test_names(only_public)) wanted.push_back(std::move(name));
   // The test phase has the GPU (device 0, the harness's) to itself, sanitizer pass included; the
   // harnesses are told so and take no lock of their own (cudalabs/gpu_lock.hpp).
+  if (session.request.hold_gpu) session.gpu_hold = session.request.hold_gpu();
   session.gpu_lock = cudalabs::GpuLock::acquire(
       0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab));
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,

@@ -1,6 +1,7 @@
 // config/labs/<id>.yaml: what a lab grades (its tests and their points) and what a student submits.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -51,6 +52,16 @@ struct ReferenceTarget {
 // copy_bandwidth: a device-to-device cudaMemcpy of the same bytes (read + written); cub, cublas:
 // the library's routine for the same problem.
 inline const std::vector<std::string> kReferenceBaselines{"copy_bandwidth", "cub", "cublas"};
+// `late:`: how a submission after the deadline is marked down (applied by `labgrade batch`, which
+// knows when each submission was made). Late days are counted in whole days started after `due`;
+// a submission within the grace period after `due` is on time.
+struct LatePolicy {
+  std::int64_t due = 0;  // Unix seconds
+  double grace_minutes = 0;
+  double penalty_percent_per_day = 0;  // of the points earned
+  double max_penalty_percent = 100;    // the cap on the total penalty
+  int line = 0;                        // 1-based line of `due`, for diagnostics
+};
 
 struct LabConfig {
   std::string source_path;
@@ -69,6 +80,7 @@ struct LabConfig {
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
   std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
+  std::optional<LatePolicy> late;  // `late:`; optional
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# On a GPU machine: `labgrade batch` against the same submissions graded one `labgrade grade` at a
+# time. The class is N copies of lab 01's solution, its untouched skeleton, bench/submissions/ and
+# the fixtures under grader/tests/cli/submissions/01_vector_add/ (correct, slow, wrong, crashing,
+# hanging, non-compiling, forbidden), taken in turn. Prints both wall times, their ratio,
+# submissions per hour, the batch's split between compile and test time, and every student whose
+# correctness results differ between the two (there should be none; timed points may differ
+# within their measurement's interval).
+#
+#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [N]   (default N: 12)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir="$root/build-gpu"
+out_dir=""
+jobs=()
+sequential=1
+count=12
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir=$2; shift 2 ;;
+    --out) out_dir=$2; shift 2 ;;
+    --jobs) jobs=(--jobs "$2"); shift 2 ;;
+    --no-sequential) sequential=0; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -*) echo "batch_bench.sh: unknown option $1" >&2; exit 2 ;;
+    *) count=$1; shift ;;
+  esac
+done
+labgrade="$build_dir/labgrade"
+[ -x "$labgrade" ] || { echo "batch_bench.sh: no $labgrade: build first (cmake --build $build_dir)" >&2; exit 2; }
+out_dir=${out_dir:-$(mktemp -d "${TMPDIR:-/tmp}/batch-bench.XXXXXX")}
+mkdir -p "$out_dir/class" "$out_dir/sequential"
+
+sources=("$root/solutions/01_vector_add" "$root/labs/01_vector_add" "$root"/bench/submissions/01_vector_add/*/
+         "$root"/grader/tests/cli/submissions/01_vector_add/*/)
+for ((i = 0; i < count; i++)); do
+  source=${sources[i % ${#sources[@]}]%/}
+  case $source in
+    "$root/solutions/"*) kind=solution ;;
+    "$root/labs/"*) kind=skeleton ;;
+    *) kind=$(basename "$source") ;;
+  esac
+  student=$(printf 's%03d_%s' "$i" "$kind")
+  cp -r "$source" "$out_dir/class/$student"
+done
+echo "class of $count submissions in $out_dir/class"
+
+now() { date +%s%N; }
+seconds_since() { awk -v start="$1" -v end="$(now)" 'BEGIN { printf "%.1f", (end - start) / 1e9 }'; }
+start=$(now)
+"$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" >"$out_dir/batch.log" 2>&1 ||
+  echo "labgrade batch exited with code $? (see $out_dir/batch.log)"
+batch_seconds=$(seconds_since "$start")
+echo "batch: ${batch_seconds} s  (log: $out_dir/batch.log, gradebook: $out_dir/batch/gradebook.csv)"
+
+if [ "$sequential" = 1 ]; then
+  start=$(now)
+  for dir in "$out_dir"/class/*/; do
+    student=$(basename "$dir")
+    "$labgrade" grade 01_vector_add --submission "$dir" --json "$out_dir/sequential/$student.json" \
+      >"$out_dir/sequential/$student.log" 2>&1 || true
+  done
+  sequential_seconds=$(seconds_since "$start")
+  echo "sequential labgrade grade: ${sequential_seconds} s"
+  awk -v s="$sequential_seconds" -v b="$batch_seconds" 'BEGIN { printf "speed-up: %.2fx\n", s / b }'
+fi
+
+python3 - "$out_dir" "$batch_seconds" "$sequential" <<'PY'
+import json, os, sqlite3, sys
+out, batch_seconds, sequential = sys.argv[1], float(sys.argv[2]), sys.argv[3] == "1"
+db = sqlite3.connect(os.path.join(out, "batch", "results.sqlite"))
+rows = db.execute("SELECT student_id, status, total, build_seconds, test_seconds, total_seconds FROM submissions").fetchall()
+print(f"submissions per hour (batch): {len(rows) / batch_seconds * 3600:.0f}")
+print(f"batch split, summed over submissions: compile {sum(r[3] for r in rows):.0f} s, tests {sum(r[4] for r in rows):.0f} s,"
+      f" whole grades {sum(r[5] for r in rows):.0f} s (they overlap: compilation runs in parallel)")
+if not sequential:
+    sys.exit(0)
+differ = 0
+for student, status, total, *_ in rows:
+    path = os.path.join(out, "sequential", student + ".json")
+    if not os.path.exists(path):
+        print(f"  {student}: no sequential report"); differ += 1; continue
+    seq = json.load(open(path))
+    batch_tests = dict(db.execute("SELECT test_name, status FROM test_results WHERE student_id = ? AND timed = 0",
+                                  (student,)).fetchall())
+    seq_tests = {t["name"]: t["status"] for t in seq["tests"] if not t["name"].startswith("Performance.")}
+    if batch_tests != seq_tests:
+        differ += 1
+        changed = sorted(n for n in set(batch_tests) | set(seq_tests) if batch_tests.get(n) != seq_tests.get(n))
+        print(f"  {student}: correctness differs in {', '.join(changed)}")
+    print(f"  {student:32} batch {status:15} {total if total is not None else '-':>7}   sequential {seq['status']:15} {seq['points_earned']:>7.2f}")
+print(f"students whose correctness results differ: {differ}")
+PY

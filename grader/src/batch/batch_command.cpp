@@ -1,0 +1,156 @@
+#include "batch_command.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "batch_engine.hpp"
+#include "batch_outputs.hpp"
+#include "cudalabs/course/lab_config.hpp"
+#include "results_store.hpp"
+#include "slurm_batch.hpp"
+
+namespace labgrade::batch {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kNoDeviceExitCode = 5;
+constexpr int kInterruptedExitCode = 130;
+
+std::atomic<bool> g_stop{false};
+
+// The first Ctrl-C lets the grades under way finish (their results are kept); a second one ends
+// labgrade at once (the children of a grade are in their own process groups and die with it
+// through their pipes and time limits).
+extern "C" void on_interrupt(int) {
+  g_stop = true;
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+std::vector<std::string> read_ids(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw UsageError("cannot read the list of students " + file.string());
+  std::vector<std::string> ids;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) ids.push_back(line);
+  }
+  return ids;
+}
+
+}  // namespace
+
+CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
+  auto* batch = app.add_subcommand(
+      "batch", "Grade a folder of submissions (one folder or archive per student, or a Gradescope export) into a "
+               "results database, gradebook.csv, summary.html and every student's reports");
+  batch->add_option("lab", command.lab, "Lab id, e.g. 01_vector_add");
+  batch->add_option("submissions", command.submissions,
+                    "Folder of per-student folders or .zip/.tar.gz archives, or of a Gradescope export "
+                    "(submission_metadata.yml)")
+      ->check(CLI::ExistingDirectory);
+  batch->add_option("--out,-o", command.out, "Output folder (default: ./<lab>-batch); a second run resumes there");
+  batch->add_option("--jobs,-j", command.jobs, "Submissions graded at once (default: one per CPU core; test phases "
+                                              "take the GPU one at a time)");
+  batch->add_flag("--regrade", command.regrade, "Grade every submission again, even those unchanged since their grade");
+  batch->add_flag("--leaderboard", command.leaderboard,
+                  "Add a leaderboard of each timed case (pseudonymous, best per student) to summary.html and each "
+                  "results.json (Gradescope)");
+  batch->add_flag("--slurm", command.slurm, "Grade on a Slurm cluster: a job array, one task per chunk");
+  batch->add_option("--partition", command.partition, "Slurm partition (sbatch --partition)");
+  batch->add_option("--gres", command.gres, "Slurm generic resources per task, e.g. gpu:1 (sbatch --gres)");
+  batch->add_option("--time", command.time_limit, "Slurm time limit per task, e.g. 01:00:00 (sbatch --time)");
+  batch->add_option("--chunk", command.chunk, "Submissions per Slurm task (default 20)")->check(CLI::PositiveNumber);
+  batch->add_flag("--no-wait", command.no_wait, "Return once the Slurm job is submitted; finish with --collect");
+  batch->add_option("--max-attempts", command.max_attempts,
+                    "Slurm jobs in all before submissions still missing are given up (default 3)")
+      ->check(CLI::PositiveNumber);
+  batch->add_option("--collect", command.collect,
+                    "Finish the Slurm batch in this output folder: wait, merge, resubmit what is missing, write the "
+                    "gradebook")
+      ->check(CLI::ExistingDirectory);
+  // Written into the Slurm task script by labgrade itself.
+  batch->add_option("--only", command.only, "Grade only the students listed in this file (one id a line)")
+      ->check(CLI::ExistingFile)
+      ->group("");
+  batch->add_option("--database", command.database, "Results database (default: OUT/results.sqlite)")->group("");
+  batch->add_flag("--no-outputs", command.no_outputs, "Write no gradebook or summary")->group("");
+  return batch;
+}
+
+int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
+  if (!command.collect.empty()) {
+    if (!command.lab.empty() || !command.submissions.empty()) {
+      throw UsageError("--collect DIR takes no lab or submissions: the Slurm batch in DIR knows them");
+    }
+    return slurm_collect(command.collect, !command.no_wait, std::cout);
+  }
+  if (command.lab.empty() || command.submissions.empty()) {
+    throw UsageError("batch needs a lab and a folder of submissions (or --collect DIR)");
+  }
+  BatchRequest request;
+  request.lab = command.lab;
+  request.submissions = command.submissions;
+  request.out = command.out.empty() ? fs::path(command.lab + "-batch") : command.out;
+  request.database = command.database;
+  request.jobs = command.jobs;
+  request.regrade = command.regrade;
+  if (!command.only.empty()) {
+    request.only_students = read_ids(command.only);
+    if (request.only_students.empty()) throw UsageError(command.only.string() + " lists no student");
+  }
+  if (command.slurm) {
+    SlurmOptions options;
+    options.partition = command.partition;
+    options.gres = command.gres;
+    options.time_limit = command.time_limit;
+    options.chunk = command.chunk;
+    options.wait = !command.no_wait;
+    options.max_attempts = command.max_attempts;
+    options.leaderboard = command.leaderboard;
+    return slurm_batch(paths, request, options, std::cout);
+  }
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);  // Slurm's scancel and time limit: keep what is done
+  const auto start = std::chrono::steady_clock::now();
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  winsize size{};
+  const std::size_t width = tty && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+  BatchProgress progress(std::cout, tty, width);
+  const BatchOutcome outcome = run_batch(paths, request, progress, g_stop);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ResultsStore store(database_path(request), request.lab);
+  std::size_t no_device = 0;
+  for (const SubmissionRow& row : store.load_all()) {
+    if (row.status == status::kNoCudaDevice) ++no_device;
+  }
+  if (!command.no_outputs) {
+    const auto lab = cudalabs::config::load_lab_config(paths.lab_config(request.lab));
+    const WrittenOutputs written =
+        write_batch_outputs(lab, store, request.out, {command.leaderboard, outcome.graded > 0 ? std::optional(seconds) : std::nullopt});
+    std::cout << fmt::format("labgrade batch: {} students in {}; summary in {}; reports in {}\n", written.students,
+                             written.gradebook.string(), written.summary.string(), (request.out / "reports").string());
+  }
+  if (outcome.interrupted) {
+    std::cout << "labgrade batch: interrupted; run the same command again to grade the rest\n";
+    return kInterruptedExitCode;
+  }
+  if (no_device > 0) {
+    std::cout << fmt::format("labgrade batch: {} submissions compiled but could not be tested: no CUDA device is "
+                             "usable here (not graded; the next run grades them)\n",
+                             no_device);
+    return kNoDeviceExitCode;
+  }
+  return 0;
+}
+
+}  // namespace labgrade::batch

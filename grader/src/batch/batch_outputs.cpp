@@ -1,0 +1,53 @@
+#include "batch_outputs.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "batch_engine.hpp"
+#include "gradebook_csv.hpp"
+#include "leaderboard.hpp"
+#include "report/report_common.hpp"
+#include "results_store.hpp"
+#include "summary_page.hpp"
+
+namespace labgrade::batch {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Adds (or replaces) "leaderboard" in a student's Gradescope results.json.
+void add_leaderboard_entries(const fs::path& results_json, const nlohmann::json& entries) {
+  std::ifstream in(results_json);
+  if (!in) return;  // no report (labgrade failed on the submission): nothing to add to
+  nlohmann::json results = nlohmann::json::parse(in, nullptr, false);
+  if (results.is_discarded() || !results.is_object()) return;
+  results["leaderboard"] = entries;
+  write_report_file(results_json, results.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                    "Gradescope");
+}
+
+}  // namespace
+
+WrittenOutputs write_batch_outputs(const cudalabs::config::LabConfig& lab, ResultsStore& store, const fs::path& out,
+                                   const OutputOptions& options) {
+  const std::vector<SubmissionRow> rows = store.load_all();
+  WrittenOutputs written{out / "gradebook.csv", out / "summary.html", rows.size()};
+  std::ostringstream csv;
+  write_gradebook(csv, lab, rows);
+  write_report_file(written.gradebook, csv.str(), "gradebook");
+
+  std::vector<CaseLeaderboard> boards;
+  if (options.leaderboard) {
+    boards = build_leaderboards(lab, rows, store.pseudonym_secret());
+    for (const SubmissionRow& row : rows) {
+      add_leaderboard_entries(reports_folder(out, row.student_id) / "results.json", gradescope_leaderboard(lab, row));
+    }
+  }
+  SummaryInput summary{&lab, &rows, options.batch_seconds, options.leaderboard ? &boards : nullptr};
+  write_report_file(written.summary, summary_page(summary), "summary");
+  return written;
+}
+
+}  // namespace labgrade::batch

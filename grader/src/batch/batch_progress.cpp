@@ -1,0 +1,86 @@
+#include "batch_progress.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace labgrade::batch {
+
+namespace {
+
+bool counts_as_failure(const SubmissionRow& row) { return row.status != status::kGraded; }
+
+std::string describe(const SubmissionRow& row) {
+  const std::string score =
+      row.total ? fmt::format("{:g}/{:g}", std::round(*row.total * 100) / 100, row.points_possible) : "no grade";
+  const std::string late = row.late_days && *row.late_days > 0 ? fmt::format(", {} days late", *row.late_days) : "";
+  return fmt::format("{}: {} ({}{}) in {:.1f} s", row.student_id, score, row.status, late, row.total_seconds);
+}
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  const auto whole = static_cast<long long>(std::llround(std::max(0.0, seconds)));
+  if (whole >= 3600) return fmt::format("{}h{:02}m", whole / 3600, whole % 3600 / 60);
+  if (whole >= 60) return fmt::format("{}m{:02}s", whole / 60, whole % 60);
+  return fmt::format("{}s", whole);
+}
+
+BatchProgress::BatchProgress(std::ostream& out, bool is_tty, std::size_t width)
+    : out_(out), tty_(is_tty), width_(width) {}
+
+void BatchProgress::start(std::size_t to_grade, std::size_t kept) {
+  std::lock_guard lock(mutex_);
+  start_ = std::chrono::steady_clock::now();
+  total_ = to_grade;
+  out_ << fmt::format("labgrade batch: {} to grade, {} unchanged since their last grade (kept)\n", to_grade, kept);
+  if (tty_) draw_locked();
+  out_.flush();
+}
+
+std::string BatchProgress::rate_and_eta_locked() const {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (done_ == 0 || elapsed <= 0) return "rate -, ETA -";
+  const double per_hour = static_cast<double>(done_) / elapsed * 3600;
+  const double eta = static_cast<double>(total_ - done_) * elapsed / static_cast<double>(done_);
+  return fmt::format("{:.0f}/h, ETA {}", per_hour, format_duration(eta));
+}
+
+void BatchProgress::draw_locked() {
+  std::string line = fmt::format("[{}/{}] {} failed, {}{}", done_, total_, failures_, rate_and_eta_locked(),
+                                 last_.empty() ? "" : " | " + last_);
+  if (width_ > 1 && line.size() >= width_) line.resize(width_ - 1);  // a wrapped line could not be redrawn
+  out_ << "\r\033[K" << line;
+  out_.flush();
+}
+
+void BatchProgress::finished(const SubmissionRow& row) {
+  std::lock_guard lock(mutex_);
+  ++done_;
+  if (counts_as_failure(row)) ++failures_;
+  last_ = describe(row);
+  if (tty_) {
+    draw_locked();
+  } else {
+    out_ << fmt::format("[{}/{}] {}; {} failed so far, {}\n", done_, total_, last_, failures_, rate_and_eta_locked());
+    out_.flush();
+  }
+}
+
+void BatchProgress::note(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  out_ << (tty_ ? "\r\033[K" : "") << line << "\n";
+  if (tty_) draw_locked();
+  out_.flush();
+}
+
+void BatchProgress::end() {
+  std::lock_guard lock(mutex_);
+  if (tty_) out_ << "\n";
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  out_ << fmt::format("labgrade batch: graded {} of {} in {} ({} without a passing grade)\n", done_, total_,
+                      format_duration(elapsed), failures_);
+  out_.flush();
+}
+
+}  // namespace labgrade::batch

@@ -60,7 +60,7 @@ std::uint64_t known_fs_rights(int abi) {
 }
 
 // What each kind of grant allows (masked by what the kernel knows, so older ABIs still work).
-enum class Grant { Read, Device, Scratch };
+enum class Grant { Read, Device, OwnProcess, Scratch };
 
 std::uint64_t rights_of(Grant grant, int abi) {
   const std::uint64_t known = known_fs_rights(abi);
@@ -69,6 +69,8 @@ std::uint64_t rights_of(Grant grant, int abi) {
       return (kReadFile | kReadDir | kExecute) & known;
     case Grant::Device:  // open existing device files read-write (also with O_TRUNC) and drive them
       return (kReadFile | kReadDir | kWriteFile | kTruncate | kIoctlDev | kExecute) & known;
+    case Grant::OwnProcess:  // write this process's own /proc files (the CUDA driver needs it)
+      return (kReadFile | kReadDir | kWriteFile | kTruncate) & known;
     case Grant::Scratch:
       return known;
   }
@@ -88,6 +90,12 @@ constexpr PathRule kPathRules[] = {
     // /dev/nvidiactl, /dev/nvidia<N>, /dev/nvidia-uvm(-tools), /dev/nvidia-modeset, /dev/nvidia-caps/*,
     // /dev/null, /dev/urandom: opened read-write, driven by ioctl. No file can be created here.
     {"/dev", Grant::Device},
+    // /proc/self resolves now, while the rule is made, to this process's /proc/<pid>: the CUDA
+    // runtime fails to initialise (cudaErrorOperatingSystem) unless it may write and truncate a
+    // file there (measured on the H100 machine with bench/probes/landlock_bisect.cpp). Other
+    // processes' /proc files stay read-only. Writing /proc/self/mem patches only this process,
+    // which its own code can do anyway (README, "Threat model").
+    {"/proc/self", Grant::OwnProcess},
 };
 
 long create_ruleset(const RulesetAttr* attr, std::size_t size, unsigned flags) {

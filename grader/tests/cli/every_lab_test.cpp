@@ -157,8 +157,11 @@ TEST_P(LabFixture, LandsWhereItsExpectedGradeSays) {
     const auto& test = test_named(run.report, name);
     EXPECT_LT(test["points_earned"].get<double>(), test["points_possible"].get<double>()) << name;
   }
-  for (const auto& [name, text] : expected.value("messages", nlohmann::json::object()).items()) {
-    EXPECT_CONTAINS(test_named(run.report, name)["message"].get<std::string>(), text.get<std::string>()) << name;
+  // Named first: items() of a temporary would outlive the object it walks.
+  const nlohmann::json messages = expected.value("messages", nlohmann::json::object());
+  for (const auto& item : messages.items()) {
+    EXPECT_CONTAINS(test_named(run.report, item.key())["message"].get<std::string>(), item.value().get<std::string>())
+        << item.key();
   }
 }
 

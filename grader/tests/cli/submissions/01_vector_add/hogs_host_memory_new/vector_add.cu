@@ -25,6 +25,9 @@ void hog_host_memory() {
   constexpr std::size_t kBytes = std::size_t{48} << 30;
   char* block = new char[kBytes];
   std::memset(block, 1, kBytes);
+  // Kept where the compiler must assume it is read: otherwise new + memset may be elided.
+  static char* volatile kept;
+  kept = block;
   delete[] block;
 }
 

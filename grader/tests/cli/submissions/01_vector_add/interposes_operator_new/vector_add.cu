@@ -4,9 +4,11 @@
 // operator new(unsigned long).
 #include <cstdlib>
 #include <new>
-void* operator new(std::size_t size) {
+// __host__ alone: nvcc treats a global operator new as host and device code otherwise, and
+// device code cannot throw.
+__host__ void* operator new(std::size_t size) {
   if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
+  std::abort();
 }
 #include "vector_add.cuh"
 

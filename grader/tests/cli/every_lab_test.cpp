@@ -80,17 +80,21 @@ void print_grade(const LabgradeRun& run, const std::string& what) {
   }
 }
 
-// Upper bounds in seconds on grading a lab's reference solution on the GPU machine (an H100):
-// the targets (lab 01: tests under 2 s and build + tests under 4 s; every lab: build + tests
-// under 8 s) with room for machine noise, and far below what making and checking the large
-// cases on the host cost (each 2^26-element case took 2-3 s there).
+// Upper bounds in seconds on grading a lab's reference solution on the GPU machine (an H100), a
+// regression guard: about 1.3x what was measured there on 2026-11-23 with the timed-call checks
+// and the sandbox in place (lab 01: tests 4.7 s, build + tests 6.3 s; lab 04: 9.7 s and 11.0 s;
+// every other lab at most 4.4 s and 6.5 s), far below what making and checking the large cases on
+// the host cost (each 2^26-element case took 2-3 s there). Issue 17's targets (lab 01 under 2 s
+// and 4 s, every lab under 8 s) were met for lab 01 before the timed-call checks (3.2 s and
+// 4.5 s) and are not met now.
 struct TimeBound {
   double tests;
   double build_and_tests;
 };
 
 TimeBound time_bound(const std::string& lab) {
-  if (lab == "01_vector_add") return {3.0, 5.0};
+  if (lab == "01_vector_add") return {6.5, 8.5};
+  if (lab == "04_transpose") return {12.5, 14.5};
   return {8.0, 10.0};
 }
 

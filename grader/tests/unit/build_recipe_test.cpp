@@ -62,7 +62,9 @@ TEST(StudentBuildCommands, LinkTheObjectsIntoASharedLibraryWithNothingUnresolved
 class BuildRecipeFile : public ::testing::Test {
  protected:
   std::filesystem::path write(const std::string& text) {
-    const auto file = std::filesystem::path(::testing::TempDir()) / "recipe_test.json";
+    // One file per test: ctest runs this binary's tests side by side in one scratch folder.
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    const auto file = std::filesystem::path(::testing::TempDir()) / ("recipe_" + test + ".json");
     std::ofstream(file) << text;
     return file;
   }

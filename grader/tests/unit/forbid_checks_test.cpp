@@ -19,7 +19,9 @@ ForbidRule rule(const std::string& pattern, const std::string& why = "") {
 }
 
 std::vector<RuleViolation> scan(const std::string& source, const std::vector<ForbidRule>& rules) {
-  const fs::path file = fs::path(::testing::TempDir()) / "include_scan_test.cu";
+  // One file per test: ctest runs the tests of this binary side by side in one scratch folder.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const fs::path file = fs::path(::testing::TempDir()) / ("include_scan_" + test + ".cu");
   std::ofstream(file) << source;
   return scan_includes({file}, {"sub/vector_add.cu"}, rules);
 }

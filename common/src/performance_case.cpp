@@ -1,5 +1,6 @@
 #include "cudalabs/performance_case.hpp"
 
+#include <chrono>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -62,6 +63,19 @@ std::string missing_declaration(ThresholdKind kind, const PerformanceWork& work)
   return "";
 }
 
+// A case without a solution (a public case, run by the students' self-check too) times the
+// student alone; only thresholds relative to this device need no reference.
+timing::PairedResult measure(const PerformanceWork& work, const timing::SamplingPolicy& policy) {
+  if (work.workload.solution) return timing::measure_interleaved(work.workload, policy);
+  const auto started = std::chrono::steady_clock::now();
+  timing::PairedResult result;
+  result.student_ms = timing::measure_single(work.workload.student, work.workload.restore_inputs, policy);
+  result.rounds = static_cast<int>(result.student_ms.samples);
+  result.target_met = result.student_ms.relative_halfwidth() <= policy.target_relative_ci;
+  result.seconds_spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
 }  // namespace
 
 void run_performance_case_in(const char* default_lab_config, const char* default_course_config,
@@ -75,6 +89,11 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     return;
   }
   const ThresholdKind kind = spec->threshold.kind;
+  if (!work.workload.solution && kind == ThresholdKind::MaxRatioToSolution) {
+    ADD_FAILURE() << "performance case '" << name << "': max_ratio_to_solution needs the solution's timing, "
+                  << "but the suite gives none (this is a grader bug)";
+    return;
+  }
   if (const std::string missing = missing_declaration(kind, work); !missing.empty()) {
     ADD_FAILURE() << "performance case '" << name << "': " << missing << " (this is a grader bug)";
     return;
@@ -87,7 +106,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   config::Verdict verdict;
   int attempts = 0;
   for (;;) {
-    result = timing::measure_interleaved(work.workload, policy);
+    result = measure(work, policy);
     verdict = config::judge(*spec, config::figure_for(kind, timings_of(result, work, peak_bandwidth_gbs)), device);
     if (!verdict.too_close_to_call || attempts >= course.timing.remeasure_attempts) break;
     // Too close to call: a longer measurement narrows the interval around the true median.
@@ -98,6 +117,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
 
   const double student_seconds = result.student_ms.median * 1e-3;
   const timing::ClockReading clocks = timing::read_clocks();
+  const bool paired = static_cast<bool>(work.workload.solution);
   nlohmann::json event{
       {"event", "measurement"},
       {"test", test},
@@ -105,8 +125,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
       {"threshold_kind", std::string(config::to_string(kind))},
       {"figure", {{"median", verdict.figure.median}, {"low", verdict.figure.low}, {"high", verdict.figure.high}}},
       {"student_ms", summary_json(result.student_ms)},
-      {"solution_ms", summary_json(result.solution_ms)},
-      {"ratio", summary_json(result.ratio)},
+      {"solution_ms", paired ? summary_json(result.solution_ms) : nlohmann::json()},  // null: timed alone
+      {"ratio", paired ? summary_json(result.ratio) : nlohmann::json()},
       {"target_met", result.target_met},
       {"rounds", result.rounds},
       {"remeasured", attempts},
@@ -124,9 +144,13 @@ void run_performance_case_in(const char* default_lab_config, const char* default
         {"note", clocks.note}}}};
   emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 
+  const std::string timed =
+      paired ? fmt::format("student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds", result.student_ms.median,
+                           result.solution_ms.median, result.rounds)
+             : fmt::format("student {:.4g} ms (median of {} samples, timed alone", result.student_ms.median,
+                           result.rounds);
   const std::string figures = fmt::format(
-      "student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds{}){}", result.student_ms.median,
-      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached",
+      "{}{}){}", timed, result.target_met ? "" : ", precision target not reached",
       work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
                                    work.bytes / student_seconds / 1e9,
                                    100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)

@@ -12,6 +12,10 @@
 //     cudalabs::run_performance_case("vector_add_2to26", work);
 //   }
 //
+// A public case (in a lab's self-check suite, which has no solution) leaves workload.solution
+// empty: the student is then timed alone, which only thresholds relative to this device allow
+// (min_fraction_of_peak_bandwidth, min_fraction_of_peak_flops, max_ms); the lab YAML's loader
+// refuses max_ratio_to_solution on a public case.
 // Student and solution are measured interleaved in this process (cudalabs/timing/interleaved.hpp);
 // a result whose confidence interval straddles the threshold is measured again (course
 // timing.remeasure_attempts, each with twice the samples and time). The figures go to labgrade on

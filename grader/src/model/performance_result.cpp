@@ -10,7 +10,13 @@ TimedSummary summary_from(const nlohmann::json& value) {
                       value.at("high").get<double>(), value.at("samples").get<std::size_t>()};
 }
 
+// A case timed alone (no solution) sends null for the solution's time and the ratio.
+TimedSummary optional_summary_from(const nlohmann::json& value) {
+  return value.is_null() ? TimedSummary{} : summary_from(value);
+}
+
 nlohmann::json summary_json(const TimedSummary& summary) {
+  if (summary.samples == 0) return nullptr;
   return {{"median", summary.median}, {"low", summary.low}, {"high", summary.high}, {"samples", summary.samples}};
 }
 
@@ -29,8 +35,8 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
     PerformanceMeasurement m;
     m.device = event.at("device").get<std::string>();
     m.student_ms = summary_from(event.at("student_ms"));
-    m.solution_ms = summary_from(event.at("solution_ms"));
-    m.ratio = summary_from(event.at("ratio"));
+    m.solution_ms = optional_summary_from(event.at("solution_ms"));
+    m.ratio = optional_summary_from(event.at("ratio"));
     m.target_met = event.at("target_met").get<bool>();
     m.rounds = event.at("rounds").get<int>();
     m.remeasured = event.at("remeasured").get<int>();
@@ -80,8 +86,12 @@ nlohmann::json to_json(const PerformanceResult& result) {
 
 std::string describe(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
-  std::string line = fmt::format("student {:.4g} ms, solution {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
-                                 m.student_ms.median, m.solution_ms.median, m.ratio.median, m.rounds,
+  const std::string timed =
+      m.solution_ms.samples > 0
+          ? fmt::format("student {:.4g} ms, solution {:.4g} ms, ratio {:.3f} ({} rounds", m.student_ms.median,
+                        m.solution_ms.median, m.ratio.median, m.rounds)
+          : fmt::format("student {:.4g} ms, timed alone ({} samples", m.student_ms.median, m.rounds);
+  std::string line = fmt::format("{}{}{})", timed,
                                  m.target_met ? "" : ", precision target not reached",
                                  m.remeasured ? fmt::format(", measured {} more times", m.remeasured) : "");
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {

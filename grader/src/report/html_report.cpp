@@ -148,12 +148,13 @@ void performance_section(std::string& html, const GradeResult& report, const Rep
       continue;
     }
     html += "<pre>" + h(visible_detail(test, view)) + "</pre>\n";
-    html += svg::bar_chart(
-        "Median time (lower is better)",
-        {{"student", m.student_ms.median, m.student_ms.low, m.student_ms.high, ms(m.student_ms.median), "#4c78a8"},
-         {"solution", m.solution_ms.median, m.solution_ms.low, m.solution_ms.high, ms(m.solution_ms.median),
-          "#a0a0a0"}},
-        "ms");
+    std::vector<svg::Bar> bars{
+        {"student", m.student_ms.median, m.student_ms.low, m.student_ms.high, ms(m.student_ms.median), "#4c78a8"}};
+    if (m.solution_ms.samples > 0) {  // none when the case timed the student alone
+      bars.push_back({"solution", m.solution_ms.median, m.solution_ms.low, m.solution_ms.high,
+                      ms(m.solution_ms.median), "#a0a0a0"});
+    }
+    html += svg::bar_chart("Median time (lower is better)", bars, "ms");
     if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
       html += svg::peak_bar("Bandwidth against this device's measured copy bandwidth", m.achieved_gbs,
                             m.peak_bandwidth_gbs, "GB/s");

@@ -49,6 +49,10 @@ struct LabConfig {
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
+  // `withheld_points`: only in a student release's copy (`labgrade release`), which keeps the
+  // public entries alone; the points of the hidden ones, so that the public points plus these
+  // still add up to total_points. A file that has it may list no hidden entry.
+  std::optional<double> withheld_points;
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.

@@ -7,6 +7,7 @@
 
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
+#include "release/release_commands.hpp"
 #include "report/report_outputs.hpp"
 #include "session/grading_session.hpp"
 
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
   check->footer(kExitCodes);
 
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY  // a student release has no hidden suites to grade with
   labgrade::RunRequest grade_request;
   labgrade::ReportOutputs grade_outputs;
   auto* grade = app.add_subcommand("grade", "Grade a submission against the hidden suite and the lab's YAML");
@@ -101,6 +103,9 @@ int main(int argc, char** argv) {
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
   grade->footer(kExitCodes);
+#endif
+  labgrade::ReleaseCommands release_commands;
+  labgrade::add_release_commands(app, release_commands);
 
   try {
     app.parse(argc, argv);
@@ -117,10 +122,16 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return list_labs(paths);
     if (check->parsed()) {
       labgrade::prepare_report_outputs(check_outputs);
-      return report_and_exit_code(labgrade::self_check(paths, check_request), check_outputs);
+      const labgrade::GradeResult result = labgrade::self_check(paths, check_request);
+      const int code = report_and_exit_code(result, check_outputs);
+      labgrade::print_next_steps(result, paths, check_outputs);
+      return code;
     }
+    if (const auto code = labgrade::run_release_commands(release_commands, paths)) return *code;
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
     labgrade::prepare_report_outputs(grade_outputs);
     return report_and_exit_code(labgrade::grade_submission(paths, grade_request), grade_outputs);
+#endif
   } catch (const cudalabs::config::ConfigError& error) {
     std::cerr << "labgrade: configuration error:\n" << error.what() << "\n";
     return kConfigExitCode;

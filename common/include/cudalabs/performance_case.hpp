@@ -3,13 +3,13 @@
 // (config/labs/<lab>.yaml `performance:`) says what is fast enough; the course's `timing:` says
 // how to measure. Used from a test named Performance.<case>:
 //
-//   TEST_F(Performance, vector_add_2to26) {
+//   TEST_F(Performance, add_large) {
 //     ...allocate, fill, check the student's result is correct first (a wrong answer earns nothing)...
 //     cudalabs::PerformanceWork work;
 //     work.workload.student  = [&](cudaStream_t s) { student::vector_add(a, b, c, n, s); };
 //     work.workload.solution = [&](cudaStream_t s) { solution::vector_add(a, b, c, n, s); };
 //     work.bytes = 3.0 * n * sizeof(float);
-//     cudalabs::run_performance_case("vector_add_2to26", work);
+//     cudalabs::run_performance_case("add_large", work);
 //   }
 //
 // A public case (in a lab's self-check suite, which has no solution) leaves workload.solution

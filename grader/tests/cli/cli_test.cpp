@@ -65,7 +65,7 @@ TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
   const LabgradeRun run = labgrade({"check", "01_vector_add"});  // the skeleton in labs/01_vector_add
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["mode"], "check");
-  EXPECT_EQ(run.report["points_possible"], 20);
+  EXPECT_EQ(run.report["points_possible"], 30);  // 4 public tests (20) and the public timed case saxpy_2to26 (10)
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["visibility"], "public") << test["name"];
   if (!has_gpu()) {
     EXPECT_EQ(run.process.exit_code, 5) << run.process.output;

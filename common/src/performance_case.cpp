@@ -145,8 +145,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   emit_result_event(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 
   const std::string timed =
-      paired ? fmt::format("student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds", result.student_ms.median,
-                           result.solution_ms.median, result.rounds)
+      paired ? fmt::format("student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds",
+                           result.student_ms.median, result.solution_ms.median, result.rounds)
              : fmt::format("student {:.4g} ms (median of {} samples, timed alone", result.student_ms.median,
                            result.rounds);
   const std::string figures = fmt::format(

@@ -4,7 +4,6 @@ namespace labgrade {
 
 std::vector<std::filesystem::path> released_paths(const std::vector<std::string>& labs) {
   std::vector<std::filesystem::path> paths{
-      "CMakePresets.json",
       "cmake",
       "course/CMakeLists.txt", "course/include", "course/src",
       "common/CMakeLists.txt", "common/include", "common/src",

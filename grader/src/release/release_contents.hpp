@@ -10,7 +10,9 @@ namespace labgrade {
 // Paths relative to the course root: files, or folders copied whole (regular files only).
 // Not in the list, on purpose: solutions/ (reference kernels), grader/suites/ (hidden tests),
 // grader/tests/ (fixtures hold solution-like code), bench/ (reference kernels and baselines),
-// the tests of course/ and common/, and tests/ (the instructor tree's own checks).
+// the tests of course/ and common/, tests/ (the instructor tree's own checks), and
+// CMakePresets.json (its workflows run the instructor's tests; the release README gives the
+// plain cmake commands).
 std::vector<std::filesystem::path> released_paths(const std::vector<std::string>& labs);
 
 // Where the release's generated files come from: release/ in the instructor tree.

@@ -33,7 +33,8 @@ void write_file(const fs::path& file, const std::string& text) {
 
 // Copies a file, or a folder's regular files (links and the like are left out: a release is
 // plain files), recording each relative to `out`.
-void copy_released(const fs::path& root, const fs::path& relative, const fs::path& out, std::vector<fs::path>& written) {
+void copy_released(const fs::path& root, const fs::path& relative, const fs::path& out,
+                   std::vector<fs::path>& written) {
   const fs::path from = root / relative;
   auto copy_one = [&](const fs::path& source, const fs::path& rel) {
     fs::create_directories((out / rel).parent_path());

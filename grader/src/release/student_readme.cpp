@@ -12,7 +12,8 @@ namespace {
 std::string describe_threshold(const config::PerformanceThreshold& threshold) {
   switch (threshold.kind) {
     case config::ThresholdKind::MinFractionOfPeakBandwidth:
-      return fmt::format("at least {:g}% of your GPU's copy bandwidth, measured in the same run", 100 * threshold.value);
+      return fmt::format("at least {:g}% of your GPU's copy bandwidth, measured in the same run",
+                         100 * threshold.value);
     case config::ThresholdKind::MinFractionOfPeakFlops:
       return fmt::format("at least {:g}% of your GPU's peak arithmetic rate", 100 * threshold.value);
     case config::ThresholdKind::MaxMs:
@@ -38,7 +39,8 @@ std::string timing_preview(const config::LabConfig& released) {
 }
 
 std::string student_readme(const std::string& readme_template, const std::vector<config::LabConfig>& released_labs) {
-  std::string table = "| lab | title | points in the self-check | timing preview in the self-check |\n|---|---|---|---|\n";
+  std::string table =
+      "| lab | title | points in the self-check | timing preview in the self-check |\n|---|---|---|---|\n";
   for (const config::LabConfig& lab : released_labs) {
     const double withheld = lab.withheld_points.value_or(0);
     table += fmt::format("| `{}` | {} | {:g} of {:g} | {} |\n", lab.id, lab.title, lab.total_points - withheld,

@@ -86,18 +86,19 @@ SubmissionArchive pack_submission(const CoursePaths& paths, const SubmitRequest&
   ScratchDirectory scratch;
   const fs::path staged_dir = scratch.path() / "files";
   const fs::path from = request.from.empty() ? paths.lab_dir(request.lab) : request.from;
-  const StagedSubmission staged = stage_submission(from, lab.student_files, staged_dir, course.max_source_bytes);
+  stage_submission(from, lab.student_files, staged_dir, course.max_source_bytes);  // named as in student_files
 
   // Reproducible: sorted names, no owner, fixed times and gzip without its time stamp (-n), so
   // the same files give the same checksum.
-  std::vector<std::string> argv{"tar", "--create", "--use-compress-program=gzip -n", "--file", (scratch.path() / "archive.tar.gz").string(),
-                                "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0",
-                                "--mode=u=rw,go=r", "--"};
+  std::vector<std::string> argv{"tar", "--create", "--use-compress-program=gzip -n", "--file",
+                                (scratch.path() / "archive.tar.gz").string(), "--sort=name", "--owner=0",
+                                "--group=0", "--numeric-owner", "--mtime=@0", "--mode=u=rw,go=r", "--"};
   argv.insert(argv.end(), lab.student_files.begin(), lab.student_files.end());
   run_tool(argv, staged_dir);
 
   fs::create_directories(archive.parent_path());
-  // Moved into place only when complete; copy, not rename, as /tmp may be another file system.
+  // Copied into place once complete (not renamed: /tmp may be another file system); copy_file
+  // refuses to replace a file that appeared meanwhile.
   fs::copy_file(scratch.path() / "archive.tar.gz", archive, fs::copy_options::none);
 
   std::istringstream sum(run_tool({"sha256sum", "--", archive.string()}));

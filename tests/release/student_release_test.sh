@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The student release of lab 01, end to end, without a GPU or with one:
-#   1. `labgrade release` writes it; it is then copied elsewhere, so nothing can lean on where
-#      it was generated, and configured and built there on its own (labgrade and lab 01);
+# The student release, end to end, without a GPU or with one:
+#   1. `labgrade release` writes it (every lab); it is then copied elsewhere, so nothing can lean
+#      on where it was generated, and configured and built there on its own (labgrade and lab
+#      01 only, to keep the test short);
 #   2. neither its CMake cache nor its compile commands name the instructor tree;
 #   3. its labgrade has the student commands only (no grade, no release);
 #   4. `labgrade check 01_vector_add` on the skeleton compiles it, then ends with exit code 5 (no
@@ -9,7 +10,7 @@
 #   5. `labgrade submit` packs exactly vector_add.cu, with the checksum it prints;
 #   6. no solution source, hidden suite, grader test or benchmark is in it, and no string that
 #      only those files or the hidden YAML entries hold (hidden test and case names, solution
-#      kernel names) appears anywhere in it.
+#      kernel names, of every lab) appears anywhere in it.
 # Usage: student_release_test.sh LABGRADE COURSE_ROOT CUDA_COMPILER CUDA_ARCHITECTURES
 set -euo pipefail
 
@@ -21,7 +22,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
 
 step "generate"
-"$labgrade" --root "$root" release --out "$scratch/generated" --labs "$lab"
+"$labgrade" --root "$root" release --out "$scratch/generated"
 mkdir -p "$scratch/not-empty" && touch "$scratch/not-empty/keep"
 if "$labgrade" --root "$root" release --out "$scratch/not-empty" --labs "$lab" 2>/dev/null; then
   fail "release wrote into a folder that was not empty"
@@ -38,21 +39,24 @@ done
 ! grep -rn "visibility: hidden" "$release/config" || fail "the release's YAML lists a hidden entry"
 # Strings only the instructor's hidden files hold: hidden test and case names from the YAML, and
 # the solution's kernel names, each kept only if no public file of the instructor tree has it.
-secrets=()
-while read -r name; do secrets+=("$name"); done < <(
+hidden_only_strings() {
+  local lab=$1 name
   { grep -E "visibility: hidden" "$root/config/labs/$lab.yaml" | sed -nE 's/.*name: *([A-Za-z0-9_.]+).*/\1/p'
     awk '/^ *- name:/ {name=$3} /visibility: hidden/ && name {print name; name=""}' "$root/config/labs/$lab.yaml"
-    sed -nE 's/^__global__ void ([A-Za-z0-9_]+).*/\1/p' "$root"/solutions/$lab/*.cu
-    sed -nE 's/^TEST(_F)?\(([A-Za-z0-9_]+), *([A-Za-z0-9_]+)\).*/\2.\3/p' "$root"/grader/suites/$lab/*.cu
-  } | sed 's/,$//' | sort -u)
-known=()
-for name in "${secrets[@]}"; do
-  if ! grep -rqF -- "$name" "$root/labs" "$root/common" "$root/config/course.yaml"; then known+=("$name"); fi
-done
-(( ${#known[@]} >= 5 )) || fail "too few strings known only to hidden files to search for: ${known[*]}"
-echo "searching the release for ${#known[@]} strings known only to hidden files: ${known[*]}"
-for name in "${known[@]}"; do
-  ! grep -rnF -- "$name" "$release" || fail "the release holds '$name', known only to hidden files"
+    sed -nE 's/^__global__ void ([A-Za-z0-9_]+).*/\1/p' "$root"/solutions/"$lab"/*.cu
+    sed -nE 's/^TEST(_F)?\(([A-Za-z0-9_]+), *([A-Za-z0-9_]+)\).*/\2.\3/p' "$root"/grader/suites/"$lab"/*.cu
+  } | sed 's/,$//' | grep -v '^__' | sort -u | while read -r name; do
+    grep -rqF -- "$name" "$root/labs" "$root/common" "$root/config/course.yaml" || echo "$name"
+  done
+}
+for yaml in "$root"/config/labs/*.yaml; do
+  id=$(basename "$yaml" .yaml)
+  mapfile -t known < <(hidden_only_strings "$id")
+  (( ${#known[@]} >= 5 )) || fail "$id: too few strings known only to hidden files to search for: ${known[*]}"
+  echo "$id: searching the release for ${#known[@]} strings known only to hidden files: ${known[*]}"
+  for name in "${known[@]}"; do
+    ! grep -rnF -- "$name" "$release" || fail "the release holds '$name', known only to $id's hidden files"
+  done
 done
 
 step "configure and build on its own"

@@ -20,8 +20,10 @@ cudalabs_require(yaml-cpp libyaml-cpp-dev)
 cudalabs_require(CLI11 libcli11-dev)
 cudalabs_require(fmt libfmt-dev)
 cudalabs_require(nlohmann_json nlohmann-json3-dev)
-include(CudalabsFindSQLite3)  # with fallbacks for a machine without libsqlite3-dev
-cudalabs_require(SQLite3 libsqlite3-dev)
+if(NOT CUDALABS_STUDENT_COMMANDS_ONLY)  # batch's results store; a student release has no batch
+  include(CudalabsFindSQLite3)  # with fallbacks for a machine without libsqlite3-dev
+  cudalabs_require(SQLite3 libsqlite3-dev)
+endif()
 
 # yaml-cpp 0.7 (Debian 12) exports `yaml-cpp`; 0.8 (Ubuntu 24.04) exports `yaml-cpp::yaml-cpp`.
 add_library(cudalabs_yaml INTERFACE)

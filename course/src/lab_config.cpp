@@ -214,16 +214,47 @@ TestsRead read_tests(const MapReader& top, FileDiagnostics& diagnostics, LabConf
 
 // Checked only when every number involved was read, so one typo does not cause a second error.
 void check_points_add_up(const MapReader& top, const TestsRead& tests, const detail::PerformanceRead& performance,
-                         const std::optional<double>& total, FileDiagnostics& diagnostics) {
+                         const std::optional<double>& total, const LabConfig& lab, FileDiagnostics& diagnostics) {
   if (!total || !tests.all_points_read || !performance.all_points_read) return;
-  const double sum = tests.points + performance.points;
+  if (top.find("withheld_points") && !lab.withheld_points) return;  // invalid, already reported
+  const double sum = tests.points + performance.points + lab.withheld_points.value_or(0);
   if (std::abs(sum - *total) <= 1e-9) return;
   diagnostics.add(top.find("total_points")->mark, "total_points",
-                  !performance.present
+                  lab.withheld_points
+                      ? fmt::format("total_points is {}, but the points of tests: ({}), performance: ({}) and "
+                                    "withheld_points ({}) add up to {}",
+                                    *total, tests.points, performance.points, *lab.withheld_points, sum)
+                  : !performance.present
                       ? fmt::format("total_points is {}, but the points of tests: add up to {}", *total, sum)
                       : fmt::format("total_points is {}, but the points of tests: ({}) and performance: ({}) add "
                                     "up to {}",
                                     *total, tests.points, performance.points, sum));
+}
+
+// A release's copy keeps only public entries: a hidden one there would give away what the
+// release exists to hold back.
+void check_release_holds_no_hidden_entry(const MapReader& top, const LabConfig& lab, FileDiagnostics& diagnostics) {
+  if (!lab.withheld_points) return;
+  const auto hidden_entry = [&](const std::string& kind, const std::string& name, int line) {
+    YAML::Mark at;  // the entry's line; its column is not kept
+    at.line = line - 1;
+    at.column = -1;
+    diagnostics.add(at, kind,
+                    fmt::format("'{}' is hidden, but a file with withheld_points (a student release's "
+                                           "copy, see line {}) may list only public entries",
+                                name, line_of(top.find("withheld_points")->mark)));
+  };
+  for (std::size_t i = 0; i < lab.tests.size(); ++i) {
+    if (lab.tests[i].visibility == Visibility::Hidden) {
+      hidden_entry(detail::item_path("tests", i) + ".visibility", lab.tests[i].name, lab.tests[i].line);
+    }
+  }
+  for (std::size_t i = 0; i < lab.performance.size(); ++i) {
+    if (lab.performance[i].visibility == Visibility::Hidden) {
+      hidden_entry(detail::item_path("performance", i) + ".visibility", lab.performance[i].name,
+                   lab.performance[i].line);
+    }
+  }
 }
 
 }  // namespace
@@ -237,7 +268,7 @@ LabConfig load_lab_config(const fs::path& file) {
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
           {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "tolerances", "tests",
-           "performance", "forbid", "allow", "sanitizer", "reference_targets", "late"});
+           "performance", "forbid", "allow", "sanitizer", "reference_targets", "late", "withheld_points"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);
@@ -255,7 +286,9 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.performance_line = line_of(top->key_mark("performance").value_or(YAML::Mark::null_mark()));
       detail::PerformanceRead performance = detail::read_performance(*top, diagnostics);
       lab.performance = performance.cases;
-      check_points_add_up(*top, tests, performance, total, diagnostics);
+      lab.withheld_points = top->optional_number("withheld_points", NumberRange::NonNegative);
+      check_points_add_up(*top, tests, performance, total, lab, diagnostics);
+      check_release_holds_no_hidden_entry(*top, lab, diagnostics);
     }
   }
   diagnostics.throw_if_any();

@@ -149,6 +149,15 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
     const std::optional<PerformanceThreshold> threshold = read_threshold(*entry, diagnostics);
     std::optional<PartialCredit> partial;
     if (threshold) partial = read_partial_credit(*entry, *threshold, diagnostics, &ok);
+    if (visibility && *visibility == "public" && threshold && threshold->kind == ThresholdKind::MaxRatioToSolution) {
+      // A public case is timed by the students' self-check too, where there is no solution.
+      const Located at = *entry->find("visibility");
+      diagnostics.add(at.mark, at.field,
+                      "a public performance case runs in the students' self-check, which has no solution: give it "
+                      "a threshold relative to the device (min_fraction_of_peak_bandwidth, "
+                      "min_fraction_of_peak_flops or max_ms), or make it hidden");
+      ok = false;
+    }
     if (points) {
       read.points += *points;
     } else {

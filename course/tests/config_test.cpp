@@ -472,6 +472,37 @@ TEST(PerformanceConfig, SelfCheckSuiteHoldsOnlyPublicCases) {
   EXPECT_EQ(problems[0].field, "performance[0].visibility");
 }
 
+TEST(PerformanceConfig, PublicCaseNeedsAThresholdWithoutTheSolution) {
+  expect_lab_errors("public_ratio_case",
+                    {{9, 48, "performance[0].visibility", {"self-check, which has no solution", "make it hidden"}}});
+}
+
+// ---- a student release's copy (labgrade release) ----------------------------------------------
+
+TEST(ReleaseConfig, WithheldPointsCompleteTheTotal) {
+  const LabConfig lab = load_lab_config(lab_fixture("release_lab"));
+  ASSERT_TRUE(lab.withheld_points);
+  EXPECT_DOUBLE_EQ(*lab.withheld_points, 70);
+  EXPECT_DOUBLE_EQ(lab.total_points, 100);
+  ASSERT_EQ(lab.tests.size(), 1u);
+  ASSERT_EQ(lab.performance.size(), 1u);
+}
+
+TEST(ReleaseConfig, OrdinaryLabHasNoWithheldPoints) {
+  EXPECT_FALSE(load_lab_config(lab_fixture("good_lab")).withheld_points);
+}
+
+TEST(ReleaseConfig, HiddenEntriesAreRefused) {
+  expect_lab_errors("release_with_hidden",
+                    {{9, 0, "tests[1].visibility", {"'Hidden.Edge' is hidden", "withheld_points", "line 5"}},
+                     {11, 0, "performance[0].visibility", {"'ratio_case' is hidden", "only public entries"}}});
+}
+
+TEST(ReleaseConfig, WithheldPointsMustAddUp) {
+  expect_lab_errors("release_points_mismatch",
+                    {{4, 15, "total_points", {"total_points is 100", "withheld_points (75)", "add up to 95"}}});
+}
+
 PerformanceSpec spec_with(ThresholdKind kind, double value, std::optional<double> zero_at) {
   PerformanceSpec spec;
   spec.name = "case";

@@ -6,16 +6,20 @@
 #include <unistd.h>
 
 #include "cudalabs/confinement.hpp"
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
 #include "batch/batch_command.hpp"
+#endif
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "model/exit_codes.hpp"
 #include "report/report_formats.hpp"
+#include "release/release_commands.hpp"
 #include "report/report_outputs.hpp"
 #include "session/grading_session.hpp"
 
 namespace {
 
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
 constexpr const char* kBatchExitCodes = R"(Exit codes:
   0    the batch ran to its end (whatever the grades: see gradebook.csv)
   2    bad arguments or unknown lab
@@ -23,6 +27,7 @@ constexpr const char* kBatchExitCodes = R"(Exit codes:
   5    some submissions compiled but could not be tested: no CUDA device (not graded; the next run grades them)
   7    labgrade itself failed (build tree incomplete, I/O error, the results database)
   130  interrupted (Ctrl-C): what was graded is kept; run the same command again to grade the rest)";
+#endif
 
 constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
@@ -113,6 +118,7 @@ int main(int argc, char** argv) {
   check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
   check->footer(exit_codes_help);
 
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY  // a student release has no hidden suites to grade with
   labgrade::RunRequest grade_request;
   labgrade::ReportOutputs grade_outputs;
   auto* grade = app.add_subcommand("grade", "Grade a submission against the hidden suite and the lab's YAML");
@@ -128,6 +134,9 @@ int main(int argc, char** argv) {
 
   labgrade::batch::BatchCommand batch_command;
   labgrade::batch::add_batch_command(app, batch_command)->footer(kBatchExitCodes);
+#endif
+  labgrade::ReleaseCommands release_commands;
+  labgrade::add_release_commands(app, release_commands);
 
   try {
     app.parse(argc, argv);
@@ -144,13 +153,21 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return list_labs(paths);
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
     if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
+#endif
     if (check->parsed()) {
       labgrade::prepare_report_outputs(check_outputs);
-      return report_and_exit_code(labgrade::self_check(paths, check_request), check_outputs);
+      const labgrade::GradeResult result = labgrade::self_check(paths, check_request);
+      const int code = report_and_exit_code(result, check_outputs);
+      labgrade::print_next_steps(result, paths, check_outputs);
+      return code;
     }
+    if (const auto code = labgrade::run_release_commands(release_commands, paths)) return *code;
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
     labgrade::prepare_report_outputs(grade_outputs);
     return report_and_exit_code(labgrade::grade_submission(paths, grade_request), grade_outputs);
+#endif
   } catch (const cudalabs::config::ConfigError& error) {
     std::cerr << "labgrade: configuration error:\n" << error.what() << "\n";
     return labgrade::kConfigExitCode;

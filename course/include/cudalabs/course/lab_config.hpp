@@ -81,6 +81,10 @@ struct LabConfig {
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
   std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
   std::optional<LatePolicy> late;  // `late:`; optional
+  // `withheld_points`: only in a student release's copy (`labgrade release`), which keeps the
+  // public entries alone; the points of the hidden ones, so that the public points plus these
+  // still add up to total_points. A file that has it may list no hidden entry.
+  std::optional<double> withheld_points;
 
   const TestSpec* find_test(std::string_view name) const;  // nullptr when absent
   // The performance case whose suite test is `test_name` ("Performance.<name>"); nullptr when none.

@@ -1,0 +1,70 @@
+#include "release/release_commands.hpp"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "release/next_steps.hpp"
+#include "stage/staging.hpp"
+
+namespace labgrade {
+namespace {
+
+constexpr int kRejectedExitCode = 4;  // as for a grade: a student file is missing, too large or not text
+
+int submit(const SubmitRequest& request, const CoursePaths& paths) {
+  try {
+    const SubmissionArchive packed = pack_submission(paths, request);
+    std::cout << fmt::format("{}\nsha256 {}\nholds: {}\n", packed.archive.string(), packed.sha256,
+                             fmt::join(packed.files, ", "));
+    return 0;
+  } catch (const SubmissionError& error) {
+    std::cerr << "labgrade submit: nothing was written: " << error.what() << "\n";
+    return kRejectedExitCode;
+  }
+}
+
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+int release(const ReleaseRequest& request, const CoursePaths& paths) {
+  const auto files = write_release(paths, request);
+  std::cout << fmt::format("wrote the student release to {} ({} files)\n", request.out.string(), files.size());
+  return 0;
+}
+#endif
+
+}  // namespace
+
+void add_release_commands(CLI::App& app, ReleaseCommands& commands) {
+  commands.submit = app.add_subcommand(
+      "submit", "Pack exactly the lab's student files (config/labs/<lab>.yaml student_files) into a .tar.gz "
+                "to hand in; prints its name and SHA-256 checksum");
+  commands.submit->add_option("lab", commands.submit_request.lab, "Lab id, e.g. 01_vector_add")->required();
+  commands.submit->add_option("--from", commands.submit_request.from, "Folder with your files (default: labs/<lab>)");
+  commands.submit->add_option("--output,-o", commands.submit_request.archive,
+                              "Archive to write, ending in .tar.gz; never overwritten (default: "
+                              "<lab>-submission-<UTC time>.tar.gz in this folder)");
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+  commands.release = app.add_subcommand(
+      "release", "Write the student release: labs, common code, public tests and config, no solutions, hidden "
+                 "suites or hidden YAML entries (see README.md)");
+  commands.release->add_option("--out", commands.release_request.out, "New or empty folder to write it into")
+      ->required();
+  commands.release->add_option("--labs", commands.release_request.labs, "Only these labs (default: all)");
+#endif
+}
+
+std::optional<int> run_release_commands(const ReleaseCommands& commands, const CoursePaths& paths) {
+  if (commands.submit && commands.submit->parsed()) return submit(commands.submit_request, paths);
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+  if (commands.release && commands.release->parsed()) return release(commands.release_request, paths);
+#endif
+  return std::nullopt;
+}
+
+void print_next_steps(const GradeResult& result, const CoursePaths& paths, const ReportOutputs& outputs) {
+  const bool text_on_stdout =
+      !outputs.output_dir.empty() || outputs.formats.empty() || outputs.formats == std::vector<std::string>{"text"};
+  if (text_on_stdout) std::cout << next_steps(result, paths.lab_dir(result.lab) / "README.md");
+}
+
+}  // namespace labgrade

@@ -1,0 +1,171 @@
+// The student release's pieces, host-only: the public copy of a lab's YAML, the timing preview
+// the release's README names, `submit`'s archive, and `check`'s next steps.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "cudalabs/course/lab_config.hpp"
+#include "release/next_steps.hpp"
+#include "release/public_lab_config.hpp"
+#include "release/student_readme.hpp"
+#include "release/submission_archive.hpp"
+#include "sandbox/child_process.hpp"
+#include "stage/staging.hpp"
+
+namespace labgrade {
+namespace {
+namespace fs = std::filesystem;
+namespace config = cudalabs::config;
+
+const fs::path kRoot = CUDALABS_SOURCE_DIR;
+
+// A fresh directory per test, so parallel runs never share files.
+class ScratchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "labgrade-release-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+class PublicLabYaml : public ScratchTest {
+ protected:
+  config::LabConfig released(const std::string& lab) {
+    const std::string text = public_lab_yaml(kRoot / "config" / "labs" / (lab + ".yaml"));
+    write(dir_ / (lab + ".yaml"), text);
+    return config::load_lab_config(dir_ / (lab + ".yaml"));
+  }
+};
+
+TEST_F(PublicLabYaml, KeepsThePublicEntriesAndWithholdsTheHiddenPoints) {
+  const config::LabConfig lab = released("01_vector_add");
+  ASSERT_TRUE(lab.withheld_points);
+  EXPECT_DOUBLE_EQ(*lab.withheld_points, 70);
+  EXPECT_DOUBLE_EQ(lab.total_points, 100);
+  ASSERT_EQ(lab.tests.size(), 4u);
+  for (const auto& test : lab.tests) EXPECT_EQ(test.visibility, config::Visibility::Public) << test.name;
+  ASSERT_EQ(lab.performance.size(), 1u);
+  EXPECT_EQ(lab.performance[0].name, "saxpy_2to26");
+  EXPECT_EQ(lab.student_files, std::vector<std::string>{"vector_add.cu"});
+  EXPECT_EQ(lab.tolerances.size(), 2u);
+}
+
+TEST_F(PublicLabYaml, LeavesOutHiddenNamesAndComments) {
+  const std::string text = public_lab_yaml(kRoot / "config" / "labs" / "01_vector_add.yaml");
+  for (const char* hidden : {"VectorAdd.", "Saxpy.", "vector_add_2to26", "max_ratio_to_solution", "Calibrated",
+                             "visibility: hidden"}) {
+    EXPECT_EQ(text.find(hidden), std::string::npos) << hidden << " in:\n" << text;
+  }
+}
+
+TEST_F(PublicLabYaml, EveryLabHasAValidReleaseCopy) {
+  for (const auto& entry : fs::directory_iterator(kRoot / "config" / "labs")) {
+    SCOPED_TRACE(entry.path().string());
+    const config::LabConfig lab = released(entry.path().stem().string());
+    for (const auto& spec : lab.performance) EXPECT_EQ(spec.visibility, config::Visibility::Public);
+  }
+}
+
+TEST_F(PublicLabYaml, TimingPreviewSaysWhichPerLab) {
+  EXPECT_NE(timing_preview(released("01_vector_add")).find("device-relative: `saxpy_2to26`"), std::string::npos);
+  EXPECT_NE(timing_preview(released("01_vector_add")).find("85%"), std::string::npos);
+  EXPECT_EQ(timing_preview(released("03_matmul")).rfind("none:", 0), 0u);
+}
+
+TEST_F(PublicLabYaml, ReadmeTableReplacesTheMarker) {
+  const std::string readme = student_readme("# Title\n@LABS@\nafter\n", {released("01_vector_add")});
+  EXPECT_NE(readme.find("| `01_vector_add` | Vector addition and SAXPY | 30 of 100 |"), std::string::npos) << readme;
+  EXPECT_NE(readme.find("\nafter\n"), std::string::npos);
+  EXPECT_THROW(student_readme("no marker\n", {}), std::runtime_error);
+}
+
+class Submit : public ScratchTest {
+ protected:
+  CoursePaths paths() const { return CoursePaths{kRoot, kRoot / "build"}; }
+  std::string listing(const fs::path& archive) {
+    ProcessSpec spec;
+    spec.argv = {"tar", "-tzf", archive.string()};
+    return run_process(spec).output;
+  }
+};
+
+TEST_F(Submit, PacksExactlyTheStudentFilesAndPrintsTheirChecksum) {
+  write(dir_ / "work" / "vector_add.cu", "// mine\n");
+  write(dir_ / "work" / "notes.txt", "not part of it\n");
+  const SubmissionArchive packed = pack_submission(paths(), {"01_vector_add", dir_ / "work", dir_ / "out.tar.gz"});
+  EXPECT_EQ(packed.archive, dir_ / "out.tar.gz");
+  EXPECT_EQ(listing(packed.archive), "vector_add.cu\n");
+  EXPECT_EQ(packed.sha256.size(), 64u);
+  // The same files give the same archive, byte for byte.
+  const SubmissionArchive again = pack_submission(paths(), {"01_vector_add", dir_ / "work", dir_ / "again.tar.gz"});
+  EXPECT_EQ(again.sha256, packed.sha256);
+}
+
+TEST_F(Submit, NeverOverwrites) {
+  write(dir_ / "work" / "vector_add.cu", "// mine\n");
+  write(dir_ / "out.tar.gz", "precious");
+  EXPECT_THROW(pack_submission(paths(), {"01_vector_add", dir_ / "work", dir_ / "out.tar.gz"}), UsageError);
+  std::ifstream in(dir_ / "out.tar.gz");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "precious");
+}
+
+TEST_F(Submit, RefusesAMissingFileAndAnUnknownLabAndOtherNames) {
+  fs::create_directories(dir_ / "empty");
+  EXPECT_THROW(pack_submission(paths(), {"01_vector_add", dir_ / "empty", dir_ / "a.tar.gz"}), SubmissionError);
+  EXPECT_FALSE(fs::exists(dir_ / "a.tar.gz"));
+  EXPECT_THROW(pack_submission(paths(), {"99_nope", dir_ / "empty", dir_ / "a.tar.gz"}), UsageError);
+  EXPECT_THROW(pack_submission(paths(), {"01_vector_add", dir_ / "empty", dir_ / "a.zip"}), UsageError);
+}
+
+class NextSteps : public ScratchTest {};
+
+GradeResult failed_check(std::vector<std::string> messages) {
+  GradeResult result;
+  result.lab = "01_vector_add";
+  result.status = RunStatus::TestsFailed;
+  for (auto& message : messages) {
+    ScoredTest test;
+    test.outcome.status = TestStatus::Failed;
+    test.outcome.message = std::move(message);
+    result.tests.push_back(std::move(test));
+  }
+  return result;
+}
+
+TEST_F(NextSteps, NamesEachUnfinishedTodoOnceInOrder) {
+  const GradeResult result = failed_check(
+      {"Value of: ...\nvector_add(n = 1000) is still a TODO(student): it returned cudaErrorNotYetImplemented",
+       "vector_add(n = 0) is still a TODO(student): it returned cudaErrorNotYetImplemented",
+       "saxpy(n = 1000) is still a TODO(student): it returned cudaErrorNotYetImplemented", "12 elements differ"});
+  EXPECT_EQ(unfinished_todos(result), (std::vector<std::string>{"vector_add", "saxpy"}));
+}
+
+TEST_F(NextSteps, PointsToTheHandoutStepOfTheFirstTodo) {
+  write(dir_ / "README.md", "# Lab\n## Steps\n\n1. In `vector_add_kernel`, compute i.\n2. Do `saxpy`.\n## Hints\n");
+  const GradeResult result = failed_check({"saxpy(n = 3) is still a TODO(student): no"});
+  const std::string text = next_steps(result, dir_ / "README.md");
+  EXPECT_NE(text.find("Still TODO(student): saxpy"), std::string::npos) << text;
+  EXPECT_NE(text.find("2. Do `saxpy`."), std::string::npos) << text;
+}
+
+TEST_F(NextSteps, SaysWhatToDoForEveryOtherEnd) {
+  GradeResult result = failed_check({"12 elements differ"});
+  EXPECT_NE(next_steps(result, dir_ / "README.md").find("'Hints'"), std::string::npos);
+  result.status = RunStatus::Graded;
+  EXPECT_NE(next_steps(result, dir_ / "README.md").find("labgrade submit 01_vector_add"), std::string::npos);
+  result.status = RunStatus::NoCudaDevice;
+  EXPECT_NE(next_steps(result, dir_ / "README.md").find("CUDA GPU"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace labgrade

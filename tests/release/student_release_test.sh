@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The student release, end to end, without a GPU or with one:
+#   1. `labgrade release` writes it (every lab); it is then copied elsewhere, so nothing can lean
+#      on where it was generated, and configured and built there on its own (labgrade and lab
+#      01 only, to keep the test short);
+#   2. neither its CMake cache nor its compile commands name the instructor tree;
+#   3. its labgrade has the student commands only (no grade, no release);
+#   4. `labgrade check 01_vector_add` on the skeleton compiles it, then ends with exit code 5 (no
+#      CUDA device) or, on a GPU machine, 1 with the TODOs left named;
+#   5. `labgrade submit` packs exactly vector_add.cu, with the checksum it prints;
+#   6. no solution source, hidden suite, grader test or benchmark is in it, and no string that
+#      only those files or the hidden YAML entries hold (hidden test and case names, solution
+#      kernel names, of every lab) appears anywhere in it.
+# Usage: student_release_test.sh LABGRADE COURSE_ROOT CUDA_COMPILER CUDA_ARCHITECTURES
+set -euo pipefail
+
+labgrade=$1 root=$2 nvcc=$3 archs=$4
+lab=01_vector_add
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/cudalabs-release-test-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "== $*"; }
+
+step "generate"
+"$labgrade" --root "$root" release --out "$scratch/generated"
+mkdir -p "$scratch/not-empty" && touch "$scratch/not-empty/keep"
+if "$labgrade" --root "$root" release --out "$scratch/not-empty" --labs "$lab" 2>/dev/null; then
+  fail "release wrote into a folder that was not empty"
+fi
+[[ -f "$scratch/not-empty/keep" && $(ls "$scratch/not-empty" | wc -l) == 1 ]] || fail "release touched a non-empty folder"
+cp -a "$scratch/generated" "$scratch/release"
+rm -rf "$scratch/generated"
+release=$scratch/release
+
+step "what is kept back"
+for kept_back in solutions grader/suites grader/tests bench tests course/tests common/tests cudalabs; do
+  [[ ! -e "$release/$kept_back" ]] || fail "the release holds $kept_back"
+done
+! grep -rn "visibility: hidden" "$release/config" || fail "the release's YAML lists a hidden entry"
+# Strings only the instructor's hidden files hold: hidden test and case names from the YAML, and
+# the solution's kernel names, each kept only if no public file of the instructor tree has it.
+hidden_only_strings() {
+  local lab=$1 name
+  { grep -E "visibility: hidden" "$root/config/labs/$lab.yaml" | sed -nE 's/.*name: *([A-Za-z0-9_.]+).*/\1/p'
+    awk '/^ *- name:/ {name=$3} /visibility: hidden/ && name {print name; name=""}' "$root/config/labs/$lab.yaml"
+    sed -nE 's/^__global__ void ([A-Za-z0-9_]+).*/\1/p' "$root"/solutions/"$lab"/*.cu
+    sed -nE 's/^TEST(_F)?\(([A-Za-z0-9_]+), *([A-Za-z0-9_]+)\).*/\2.\3/p' "$root"/grader/suites/"$lab"/*.cu
+  } | sed 's/,$//' | grep -v '^__' | sort -u | while read -r name; do
+    grep -rqF -- "$name" "$root/labs" "$root/common" "$root/config/course.yaml" || echo "$name"
+  done
+}
+for yaml in "$root"/config/labs/*.yaml; do
+  id=$(basename "$yaml" .yaml)
+  mapfile -t known < <(hidden_only_strings "$id")
+  (( ${#known[@]} >= 5 )) || fail "$id: too few strings known only to hidden files to search for: ${known[*]}"
+  echo "$id: searching the release for ${#known[@]} strings known only to hidden files: ${known[*]}"
+  for name in "${known[@]}"; do
+    ! grep -rnF -- "$name" "$release" || fail "the release holds '$name', known only to $id's hidden files"
+  done
+done
+
+step "configure and build on its own"
+# With ccache, paths under the release are hashed relative to it, so a rerun reuses the objects.
+export CCACHE_BASEDIR=$release
+cmake -S "$release" -B "$release/build" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$scratch/configure.log" \
+  || { cat "$scratch/configure.log"; fail "the release does not configure"; }
+cmake --build "$release/build" --target labgrade "lab_${lab}_selfcheck" -j 2 >"$scratch/build.log" \
+  || { tail -50 "$scratch/build.log"; fail "the release does not build"; }
+! grep -nF -- "$root" "$release/build/CMakeCache.txt" "$release/build/compile_commands.json" \
+  || fail "the release's build names the instructor tree $root"
+
+step "student commands only"
+! "$release/build/labgrade" --help | grep -E '^ +(grade|release) ' || fail "the release's labgrade lists grade or release"
+for command in grade release; do
+  set +e
+  "$release/build/labgrade" "$command" "$lab" >/dev/null 2>&1
+  code=$?
+  set -e
+  [[ $code == 2 ]] || fail "the release's labgrade took '$command' (exit code $code, expected 2: bad arguments)"
+done
+
+step "self-check of the skeleton"
+set +e
+(cd "$scratch" && "$release/build/labgrade" check "$lab") >"$scratch/check.log" 2>&1
+code=$?
+set -e
+cat "$scratch/check.log"
+case $code in
+  5) grep -q "no CUDA device" "$scratch/check.log" || fail "exit code 5 without saying why" ;;
+  1) grep -q "Still TODO(student): vector_add, saxpy" "$scratch/check.log" || fail "the TODOs left are not named"
+     grep -q "Performance.saxpy_2to26" "$scratch/check.log" || fail "the timing preview is not in the report" ;;
+  *) fail "check of the skeleton exited with $code (expected 5 without a GPU, 1 with one)" ;;
+esac
+grep -q "SelfCheck.VectorAddSmall" "$scratch/check.log" || fail "the report lists no public test"
+
+step "submit"
+out=$(cd "$scratch" && "$release/build/labgrade" submit "$lab" --output "$scratch/hand-in.tar.gz")
+echo "$out"
+[[ $(tar -tzf "$scratch/hand-in.tar.gz") == "vector_add.cu" ]] || fail "the archive holds more or less than vector_add.cu"
+sum=$(sha256sum "$scratch/hand-in.tar.gz" | cut -d' ' -f1)
+grep -qx "sha256 $sum" <<<"$out" || fail "submit printed another checksum than the archive's ($sum)"
+if (cd "$scratch" && "$release/build/labgrade" submit "$lab" --output "$scratch/hand-in.tar.gz") 2>/dev/null; then
+  fail "submit overwrote an existing archive"
+fi
+echo "PASS"

@@ -5,7 +5,7 @@
 //    conflicts included.
 //  - transpose_conflict_free: a padded tile, 64x64 (16 elements per thread) rather than the
 //    handout's 32x32 (4 per thread): on an H100 a transpose needs that many bytes in flight per SM
-//    to approach copy bandwidth (CURRICULUM.md: >= 85%). bench/labs/04_transpose_bench.cu measures
+//    to approach copy bandwidth (config/labs/04_transpose.yaml reference_targets: >= 85%). bench/labs/04_transpose_bench.cu measures
 //    it next to the handout's 32x32 padded tile; a student's kernel is judged against this one
 //    with a ratio calibrated from those figures (config/labs/04_transpose.yaml).
 //

@@ -16,14 +16,22 @@ namespace labgrade {
 using cudalabs::config::ForbidRule;
 using cudalabs::config::glob_match;
 
+namespace {
+// The whitespace-separated fields of one line of nm's output.
+std::vector<std::string> nm_fields(const std::string& line) {
+  std::istringstream fields(line);
+  std::vector<std::string> words;
+  for (std::string word; fields >> word;) words.push_back(word);
+  return words;
+}
+}  // namespace
+
 std::vector<std::string> parse_nm_undefined(const std::string& nm_output) {
   std::vector<std::string> symbols;
   std::istringstream lines(nm_output);
   for (std::string line; std::getline(lines, line);) {
     // "                 U name@VERSION"; an address column, when present, comes first.
-    std::istringstream fields(line);
-    std::vector<std::string> words;
-    for (std::string word; fields >> word;) words.push_back(word);
+    const std::vector<std::string> words = nm_fields(line);
     if (words.size() < 2) continue;
     const std::string& type = words[words.size() - 2];
     if (type != "U" && type != "w" && type != "v") continue;
@@ -97,9 +105,7 @@ std::vector<std::string> parse_nm_strong_definitions(const std::string& nm_outpu
   std::vector<std::string> symbols;
   std::istringstream lines(nm_output);
   for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::vector<std::string> words;
-    for (std::string word; fields >> word;) words.push_back(word);
+    const std::vector<std::string> words = nm_fields(line);
     if (words.size() < 2 || words[words.size() - 2].size() != 1) continue;
     const char type = words[words.size() - 2][0];
     // Upper case is global; W and V are weak, U undefined, A an absolute (linker) symbol.

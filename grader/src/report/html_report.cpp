@@ -183,12 +183,7 @@ void failure_section(std::string& html, const GradeResult& report, const ReportV
 
 // compute-sanitizer's findings, when it ran: clean tests counted, the others one by one.
 void sanitizer_section(std::string& html, const GradeResult& report, const ReportView& view) {
-  std::size_t ran = 0, clean = 0;
-  for (const auto& test : report.tests) {
-    if (test.sanitizer.empty()) continue;
-    ++ran;
-    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++clean;
-  }
+  const auto [ran, clean] = sanitizer_tally(report);
   if (ran == 0) return;
   html += fmt::format("<section>\n<h2>Sanitizer</h2>\n<p class=\"note\">Each correctness test ran alone under "
                       "compute-sanitizer (memcheck, racecheck): {} of {} clean.</p>\n", clean, ran);

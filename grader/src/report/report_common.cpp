@@ -1,5 +1,6 @@
 #include "report/report_common.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -51,6 +52,16 @@ std::string sanitizer_detail(const ScoredTest& test, const ReportView& view) {
     if (!finding.clean && !finding.excerpt.empty() && details_visible(test, view)) excerpts += "\n" + finding.excerpt;
   }
   return summary + excerpts;
+}
+
+SanitizerTally sanitizer_tally(const GradeResult& report) {
+  SanitizerTally tally;
+  for (const auto& test : report.tests) {
+    if (test.sanitizer.empty()) continue;
+    ++tally.ran;
+    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++tally.clean;
+  }
+  return tally;
 }
 
 bool below_full_credit(const ScoredTest& test) {

@@ -32,6 +32,13 @@ std::string sanitizer_detail(const ScoredTest& test, const ReportView& view);
 // A performance case that was measured but not given full credit.
 bool below_full_credit(const ScoredTest& test);
 
+// How many tests ran under compute-sanitizer, and how many of those every tool found clean.
+struct SanitizerTally {
+  std::size_t ran = 0;
+  std::size_t clean = 0;
+};
+SanitizerTally sanitizer_tally(const GradeResult& report);
+
 std::string format_points(double points);  // "4", "7.5"
 
 // The late policy's effect, for a result that has one (`labgrade batch`): "Late: submitted ...,

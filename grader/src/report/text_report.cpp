@@ -48,12 +48,7 @@ std::string indented(const std::string& text) {
 // Tests with findings in detail; clean ones counted in one line.
 void write_sanitizer_section(std::ostream& out, const GradeResult& report, bool show_hidden, bool color) {
   const Painter paint{color};
-  std::size_t ran = 0, clean = 0;
-  for (const auto& test : report.tests) {
-    if (test.sanitizer.empty()) continue;
-    ++ran;
-    if (std::all_of(test.sanitizer.begin(), test.sanitizer.end(), [](const auto& f) { return f.clean; })) ++clean;
-  }
+  const auto [ran, clean] = sanitizer_tally(report);
   if (ran == 0) return;
   out << "\n" << paint("Sanitizer (memcheck, racecheck), each test alone:", "1") << "\n";
   out << fmt::format("  {} of {} tests clean\n", clean, ran);

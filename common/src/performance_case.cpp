@@ -90,6 +90,15 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     return;
   }
 
+  // Not timed unless right: one student call on fresh inputs of the timed size, checked on the GPU
+  // against the reference made afterwards (and the sealed inputs against their checksums).
+  const std::uint64_t qualifying_seed = timing::case_seed(name, -1);
+  if (const std::string wrong = timing::qualifying_call(work.workload, qualifying_seed); !wrong.empty()) {
+    ADD_FAILURE() << "performance case '" << name << "': the result at the timed size is wrong (inputs from seed "
+                  << timing::format_seed(qualifying_seed) << "): " << wrong << "\nA wrong result is not timed.";
+    return;
+  }
+
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
   timing::SamplingPolicy policy = policy_from(course.timing);

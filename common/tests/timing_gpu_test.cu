@@ -232,6 +232,33 @@ TEST_F(TimingGpu, WorkLeftOnAnotherStreamIsCaught) {
   EXPECT_GT(result.max_outstanding_ms, kOutstandingWorkLimitMs);
 }
 
+TEST_F(TimingGpu, ACallThatRewritesItsInputIsCaughtBySealedInputs) {
+  TwiceWorkload w;
+  // Zeroes its input and its output: consistent with each other, so a reference computed from
+  // the input after the call would agree; only the seal taken before the call tells.
+  const Launch rewrites = [&](cudaStream_t s) {
+    CUDALABS_CHECK(cudaMemsetAsync(w.in_.data(), 0, w.in_.bytes(), s));
+    CUDALABS_CHECK(cudaMemsetAsync(w.out_.data(), 0, w.out_.bytes(), s));
+  };
+  Workload unsealed = w.workload(rewrites);
+  EXPECT_EQ(measure_interleaved(unsealed, quick_policy()).integrity_failure, "")
+      << "without the seal the rewrite goes unnoticed (what the seal is for)";
+  Workload sealed = w.workload(rewrites);
+  sealed.sealed_inputs = {{w.in_.data(), w.in_.bytes(), "in"}};
+  const PairedResult result = measure_interleaved(sealed, quick_policy());
+  EXPECT_NE(result.integrity_failure.find("its input in was changed"), std::string::npos) << result.integrity_failure;
+  EXPECT_NE(qualifying_call(sealed, 99).find("its input in was changed"), std::string::npos);
+}
+
+TEST_F(TimingGpu, TheQualifyingCallChecksOneUntimedCall) {
+  TwiceWorkload w;
+  Workload honest = w.workload([&](cudaStream_t s) { TwiceWorkload::run(w.in_.data(), w.out_.data(), s); });
+  honest.sealed_inputs = {{w.in_.data(), w.in_.bytes(), "in"}};
+  EXPECT_EQ(qualifying_call(honest, 5), "");
+  Workload idle = w.workload([](cudaStream_t) {});  // writes nothing: the output stays poisoned
+  EXPECT_NE(qualifying_call(idle, 5).find("elements differ"), std::string::npos);
+}
+
 TEST_F(TimingGpu, VerifiedRoundsAreTheFirstAndASeededQuarter) {
   Workload work{busy(1), busy(1), {}, {}};
   work.seed = 123;

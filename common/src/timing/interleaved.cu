@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_compare.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 
@@ -49,8 +50,10 @@ class Sampler {
   // launches), is done before the first sample, so no sample waits for it.
   void finish_warmup() { CUDALABS_CHECK(cudaDeviceSynchronize()); }
 
-  double sample_ms(const Launch& launch, std::uint64_t seed) {
+  // `before_launch` runs after prepare, outside the timed region (the input seals).
+  double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {}) {
     if (prepare_) prepare_(seed, stream_);
+    if (before_launch) before_launch();
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     timer_.start(stream_);
     launch_checked(launch, stream_);
@@ -74,11 +77,36 @@ class Sampler {
   EventTimer timer_;
 };
 
+// Host-held checksums of the sealed inputs, once prepare's work is done.
+std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
+  std::vector<std::uint64_t> sums;
+  if (work.sealed_inputs.empty()) return sums;
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  for (const SealedInput& input : work.sealed_inputs) sums.push_back(device_checksum(input.data, input.bytes));
+  return sums;
+}
+
+// After the student's call: "" when every sealed input is as sealed, then what verify says.
+std::string check_student_call(const Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
+                               cudaStream_t stream) {
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const SealedInput& input = work.sealed_inputs[i];
+    if (device_checksum(input.data, input.bytes) != sums[i]) {
+      return "its input " + input.name + " was changed (inputs are read-only)";
+    }
+  }
+  return work.verify ? work.verify(seed, stream) : std::string();
+}
+
 // The student side of a round: sample, then the untimed checks. Returns the sample's time and
 // fills result.integrity_failure when the checks found one.
 double student_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
                       PairedResult& result) {
-  const double ms = sampler.sample_ms(work.student, seed);
+  const bool checked = (work.verify || !work.sealed_inputs.empty()) && verifies_round(work, round);
+  std::vector<std::uint64_t> sums;
+  const double ms = sampler.sample_ms(work.student, seed, [&] {
+    if (checked) sums = seal(work, stream);
+  });
   const double outstanding = Sampler::outstanding_ms();
   if (outstanding > kOutstandingWorkLimitMs) {
     ++result.samples_with_outstanding_work;
@@ -93,9 +121,9 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
       return ms;
     }
   }
-  if (work.verify && verifies_round(work, round)) {
+  if (checked) {
     ++result.verified_samples;
-    const std::string wrong = work.verify(seed, stream);
+    const std::string wrong = check_student_call(work, sums, seed, stream);
     if (!wrong.empty()) {
       char text[128];
       std::snprintf(text, sizeof text, "the timed call's result was wrong on sample %d (inputs from seed %#018" PRIx64 "): ",
@@ -113,6 +141,15 @@ std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream_t stream) {
+  if (!work.student) throw std::invalid_argument("qualifying_call: Workload needs a student launch");
+  if (work.prepare) work.prepare(seed, stream);
+  const std::vector<std::uint64_t> sums = seal(work, stream);
+  launch_checked(work.student, stream);
+  CUDALABS_CHECK(cudaDeviceSynchronize());  // on any stream: the check reads finished work
+  return check_student_call(work, sums, seed, stream);
 }
 
 bool verifies_round(const Workload& work, int round) noexcept {

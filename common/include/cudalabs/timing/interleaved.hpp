@@ -16,9 +16,11 @@
 //                                on another stream is still running when it takes long
 //   verify(seed), some samples   the call's output against the reference's for the same inputs
 // Only the launch lies between the events.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -41,6 +43,13 @@ using Prepare = std::function<void(std::uint64_t seed, cudaStream_t)>;
 // May synchronize; runs after the device-idle check, so the student's work is complete.
 using Verify = std::function<std::string(std::uint64_t seed, cudaStream_t)>;
 
+// Device memory a timed call reads and must leave as it was: its inputs.
+struct SealedInput {
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+  std::string name;  // as the report names it ("a", "the image")
+};
+
 struct Workload {
   Launch student;
   Launch solution;
@@ -52,6 +61,10 @@ struct Workload {
   // Student samples checked by `verify`: the first round's, then about 1 in verify_one_in of the
   // others, chosen by a hash of the seed (so a call cannot tell which). 1 checks every sample.
   int verify_one_in = 4;
+  // Checked on every verified sample: a keyed checksum (device_compare.hpp) taken on the host
+  // after prepare and compared after the call. Without it, a call could rewrite its inputs to
+  // whatever makes a cheaper answer right, and verify's reference would read the rewritten ones.
+  std::vector<SealedInput> sealed_inputs{};
 };
 
 struct PairedResult {
@@ -88,6 +101,11 @@ std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept;
 
 // Whether the student sample of round `round` is checked (see Workload::verify_one_in).
 bool verifies_round(const Workload& work, int round) noexcept;
+
+// The qualifying call, before anything is timed: prepare(seed), one student call, then the checks
+// of a verified sample (sealed inputs, verify). Returns "" when right, else what is wrong: a
+// wrong answer at the timed size is not timed. Throws like measure_interleaved.
+std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream_t stream = nullptr);
 
 // Measures student against solution as above until should_stop(ratio summary) says so, or an
 // integrity failure is found (PairedResult::integrity_failure; the figures so far are returned

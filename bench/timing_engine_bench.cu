@@ -175,7 +175,7 @@ json noise_section(AddWorkload& work, const SamplingPolicy& policy, Tally& tally
   double hi = -1e300;
   int covering = 0;
   for (int run = 0; run < kRuns; ++run) {
-    const PairedResult r = measure_interleaved({base, base, {}}, policy);
+    const PairedResult r = measure_interleaved({always_succeeding(base), base, {}}, policy);
     print_paired_row(run, r);
     runs.push_back(paired_json(r));
     lo = std::min(lo, r.ratio.median);
@@ -190,7 +190,7 @@ json noise_section(AddWorkload& work, const SamplingPolicy& policy, Tally& tally
 
 // Measures student vs solution once and returns the ratio's median.
 double ratio_of(const Launch& student, const Launch& solution, const SamplingPolicy& policy) {
-  return measure_interleaved({student, solution, {}}, policy).ratio.median;
+  return measure_interleaved({always_succeeding(student), solution, {}}, policy).ratio.median;
 }
 
 // The extra fraction that makes add_passes(1 pass + extra) about `wanted` times one pass:
@@ -220,7 +220,7 @@ json verdict_case(const char* name, const Launch& student, const Launch& solutio
   int unclear = 0;
   std::vector<bool> verdicts;
   for (int run = 0; run < kRuns; ++run) {
-    const PairedResult r = measure_interleaved({student, solution, {}}, policy);
+    const PairedResult r = measure_interleaved({always_succeeding(student), solution, {}}, policy);
     print_paired_row(run, r);
     const bool pass = r.ratio.median <= threshold;
     const char* noise_aware = ci_verdict(r.ratio, threshold);
@@ -271,7 +271,7 @@ json wall_time_section(AddWorkload& work, const SamplingPolicy& policy, Tally& t
   json rows = json::array();
   for (const Size& size : sizes) {
     const Launch launch = work.launch(size.floats, size.passes, 0.0);
-    const PairedResult r = measure_interleaved({launch, launch, {}}, policy);
+    const PairedResult r = measure_interleaved({always_succeeding(launch), launch, {}}, policy);
     std::printf("  %-8s %-10.4f %-8.4f %-6d %-7.3f %-6s\n", size.label, r.student_ms.median, r.ratio.median,
                 r.rounds, r.seconds_spent, r.target_met ? "met" : "no");
     tally.max_seconds = std::max(tally.max_seconds, r.seconds_spent);
@@ -303,8 +303,8 @@ json integrity_section(AddWorkload& work, const SamplingPolicy& defaults) {
   policy.max_samples = kRounds;
   policy.time_budget_seconds = 60.0;
   const Launch base = work.launch(kFloats, 1, 0.0);
-  const PairedResult plain = measure_interleaved({base, base, {}}, policy);
-  Workload checked{base, base, work.prepare(), work.verify()};
+  const PairedResult plain = measure_interleaved({always_succeeding(base), base, {}}, policy);
+  Workload checked{always_succeeding(base), base, work.prepare(), work.verify()};
   checked.seed = 0x5EED;
   const PairedResult guarded = measure_interleaved(checked, policy);
   const double plain_round = plain.seconds_spent / plain.rounds;

@@ -158,7 +158,7 @@ bool measure_shape(Shape shape, double copy_kernel_gbs, const SamplingPolicy& po
   bool target_met = false;
   json rows = json::array();
   for (const Step& step : kSteps) {
-    const PairedResult r = measure_interleaved({m.step(step.fn), m.memcpy_baseline(), {}}, policy);
+    const PairedResult r = measure_interleaved({always_succeeding(m.step(step.fn)), m.memcpy_baseline(), {}}, policy);
     const double step_gbs = gbs(m.bytes_moved(), r.student_ms.median);
     const double of_memcpy = 1.0 / r.ratio.median;  // paired: same bytes, so time ratio = bandwidth ratio
     const double of_kernel = step_gbs / copy_kernel_gbs;
@@ -196,7 +196,7 @@ json step_ratios(Shape shape, const SamplingPolicy& policy) {
   std::printf("Paired ratios at %s (time / reference time)\n", shape.label().c_str());
   json rows = json::array();
   for (const Pair& p : pairs) {
-    const PairedResult r = measure_interleaved({m.step(p.slower.fn), m.step(p.reference.fn), {}}, policy);
+    const PairedResult r = measure_interleaved({always_succeeding(m.step(p.slower.fn)), m.step(p.reference.fn), {}}, policy);
     std::printf("  %-15s / %-14s %.3f [%.3f, %.3f]  (%s)\n", p.slower.name, p.reference.name, r.ratio.median,
                 r.ratio.ci.low, r.ratio.ci.high, p.meaning);
     rows.push_back({{"slower", p.slower.name}, {"reference", p.reference.name}, {"ratio", summary_json(r.ratio)},

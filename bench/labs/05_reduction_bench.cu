@@ -180,9 +180,9 @@ Row bench_op(const char* name, const std::vector<T>& host, ReferenceFn reference
   CUDALABS_CHECK(cudaDeviceSynchronize());
   const T naive_value = read_one(other_result.data());
 
-  const PairedResult vs_cub = measure_interleaved({ref_launch, cub_launch, {}}, policy);
-  const PairedResult naive = measure_interleaved({naive_launch, ref_launch, {}}, policy);
-  const PairedResult plain = measure_interleaved({plain_launch, ref_launch, {}}, policy);
+  const PairedResult vs_cub = measure_interleaved({always_succeeding(ref_launch), cub_launch, {}}, policy);
+  const PairedResult naive = measure_interleaved({always_succeeding(naive_launch), ref_launch, {}}, policy);
+  const PairedResult plain = measure_interleaved({always_succeeding(plain_launch), ref_launch, {}}, policy);
 
   Row row;
   row.op = name;

@@ -333,11 +333,11 @@ int run(const std::string& json_path) {
           static_cast<std::size_t>(kept);
 
   // Scan: reference vs CUB (target), then the calibration variants vs the reference.
-  const PairedResult scan_vs_cub = measure_interleaved({ref_scan, cub_scan, {}}, policy);
-  const PairedResult scan_naive = measure_interleaved({naive_scan_launch, ref_scan, {}}, policy);
-  const PairedResult scan_rts = measure_interleaved({rts_launch, ref_scan, {}}, policy);
-  const PairedResult compact_vs_cub = measure_interleaved({ref_compact, cub_compact, {}}, policy);
-  const PairedResult compact_naive = measure_interleaved({naive_compact_launch, ref_compact, {}}, policy);
+  const PairedResult scan_vs_cub = measure_interleaved({always_succeeding(ref_scan), cub_scan, {}}, policy);
+  const PairedResult scan_naive = measure_interleaved({always_succeeding(naive_scan_launch), ref_scan, {}}, policy);
+  const PairedResult scan_rts = measure_interleaved({always_succeeding(rts_launch), ref_scan, {}}, policy);
+  const PairedResult compact_vs_cub = measure_interleaved({always_succeeding(ref_compact), cub_compact, {}}, policy);
+  const PairedResult compact_naive = measure_interleaved({always_succeeding(naive_compact_launch), ref_compact, {}}, policy);
 
   Measured scan{scan_vs_cub.student_ms.median, scan_vs_cub.solution_ms.median, 1.0 / scan_vs_cub.ratio.median,
                 scan_naive.ratio.median, scan_naive.student_ms.median, scan_diff == kN};

@@ -94,7 +94,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   // against the reference made afterwards (and the sealed inputs against their checksums).
   const std::uint64_t qualifying_seed = timing::case_seed(name, -1);
   if (const std::string wrong = timing::qualifying_call(work.workload, qualifying_seed); !wrong.empty()) {
-    ADD_FAILURE() << "performance case '" << name << "': the result at the timed size is wrong (inputs from seed "
+    ADD_FAILURE() << "performance case '" << name << "': the untimed check at the timed size failed (inputs from seed "
                   << timing::format_seed(qualifying_seed) << "): " << wrong << "\nA wrong result is not timed.";
     return;
   }

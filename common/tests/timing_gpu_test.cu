@@ -64,7 +64,7 @@ class TimingGpu : public cudalabs::GpuTest {
 TEST_F(TimingGpu, KernelAgainstItselfGivesRatioOne) {
   SamplingPolicy policy = quick_policy();
   policy.confidence = 0.99;
-  const PairedResult result = measure_interleaved({busy(100000), busy(100000), {}}, policy);
+  const PairedResult result = measure_interleaved({always_succeeding(busy(100000)), busy(100000), {}}, policy);
   EXPECT_LE(result.ratio.ci.low, 1.002) << "ratio " << result.ratio.median;
   EXPECT_GE(result.ratio.ci.high, 0.998) << "ratio " << result.ratio.median;
   EXPECT_GE(result.rounds, policy.min_samples);
@@ -75,7 +75,7 @@ TEST_F(TimingGpu, KernelAgainstItselfGivesRatioOne) {
 }
 
 TEST_F(TimingGpu, TwiceTheWorkGivesRatioTwo) {
-  const PairedResult result = measure_interleaved({busy(200000), busy(100000), {}}, quick_policy());
+  const PairedResult result = measure_interleaved({always_succeeding(busy(200000)), busy(100000), {}}, quick_policy());
   EXPECT_GT(result.ratio.median, 1.6);
   EXPECT_LT(result.ratio.median, 2.4);
   EXPECT_GT(result.student_ms.median, result.solution_ms.median);
@@ -91,7 +91,7 @@ TEST_F(TimingGpu, PrepareRunsBeforeEverySampleWithTheRoundsSeed) {
     seeds.push_back(seed);
   };
   SamplingPolicy policy = quick_policy();
-  Workload work{student, solution, prepare, {}};
+  Workload work{always_succeeding(student), solution, prepare, {}};
   work.seed = 42;
   const PairedResult result = measure_interleaved(work, policy);
   EXPECT_TRUE(result.integrity_failure.empty()) << result.integrity_failure;
@@ -138,16 +138,16 @@ TEST_F(TimingGpu, SingleMeasurementPreparesAndStops) {
 TEST_F(TimingGpu, FailedLaunchThrowsCudaError) {
   // 4096 threads per block is an invalid configuration on every GPU: a non-sticky launch error.
   const Launch bad = [this](cudaStream_t s) { busy_work<<<1, 4096, 0, s>>>(out_.data(), 1); };
-  EXPECT_THROW(measure_interleaved({busy(100), bad, {}}, quick_policy()), CudaError);
+  EXPECT_THROW(measure_interleaved({always_succeeding(busy(100)), bad, {}}, quick_policy()), CudaError);
   EXPECT_THROW(measure_single(bad, {}, quick_policy()), CudaError);
 }
 
 TEST_F(TimingGpu, RejectsAnInvalidPolicyOrWorkload) {
   SamplingPolicy policy;
   policy.max_samples = 1;
-  EXPECT_THROW(measure_interleaved({busy(100), busy(100), {}}, policy), std::invalid_argument);
-  EXPECT_THROW(measure_interleaved({busy(100), {}, {}}, SamplingPolicy{}), std::invalid_argument);
-  Workload never_verified{busy(100), busy(100), {}, {}};
+  EXPECT_THROW(measure_interleaved({always_succeeding(busy(100)), busy(100), {}}, policy), std::invalid_argument);
+  EXPECT_THROW(measure_interleaved({always_succeeding(busy(100)), {}, {}}, SamplingPolicy{}), std::invalid_argument);
+  Workload never_verified{always_succeeding(busy(100)), busy(100), {}, {}};
   never_verified.verify_one_in = 0;
   EXPECT_THROW(measure_interleaved(never_verified, quick_policy()), std::invalid_argument);
 }
@@ -173,7 +173,7 @@ class TwiceWorkload {
 
   Workload workload(Launch student) {
     Workload work;
-    work.student = std::move(student);
+    work.student = always_succeeding(std::move(student));
     work.solution = [this](cudaStream_t s) { run(in_.data(), out_.data(), s); };
     work.prepare = [this](std::uint64_t seed, cudaStream_t s) {
       cudalabs::fill_uniform_floats(in_.data(), kN, seed, -1.0f, 1.0f, s);
@@ -250,6 +250,22 @@ TEST_F(TimingGpu, ACallThatRewritesItsInputIsCaughtBySealedInputs) {
   EXPECT_NE(qualifying_call(sealed, 99).find("its input in was changed"), std::string::npos);
 }
 
+TEST_F(TimingGpu, AStatusOtherThanSuccessFailsTheCall) {
+  TwiceWorkload w;
+  Workload todo = w.workload([](cudaStream_t) {});
+  todo.student = [](cudaStream_t) { return cudaErrorNotYetImplemented; };
+  EXPECT_EQ(qualifying_call(todo, 3), "the call is still a TODO(student): it returned cudaErrorNotYetImplemented");
+  // Right on the first calls, then an error: the timed sample it came back from fails the case.
+  int calls = 0;
+  todo.student = [&](cudaStream_t s) {
+    TwiceWorkload::run(w.in_.data(), w.out_.data(), s);
+    return ++calls > 5 ? cudaErrorInvalidValue : cudaSuccess;
+  };
+  const PairedResult result = measure_interleaved(todo, quick_policy());
+  EXPECT_NE(result.integrity_failure.find("failed: the call returned cudaErrorInvalidValue"), std::string::npos)
+      << result.integrity_failure;
+}
+
 TEST_F(TimingGpu, TheQualifyingCallChecksOneUntimedCall) {
   TwiceWorkload w;
   Workload honest = w.workload([&](cudaStream_t s) { TwiceWorkload::run(w.in_.data(), w.out_.data(), s); });
@@ -260,7 +276,7 @@ TEST_F(TimingGpu, TheQualifyingCallChecksOneUntimedCall) {
 }
 
 TEST_F(TimingGpu, VerifiedRoundsAreTheFirstAndASeededQuarter) {
-  Workload work{busy(1), busy(1), {}, {}};
+  Workload work{always_succeeding(busy(1)), busy(1), {}, {}};
   work.seed = 123;
   EXPECT_TRUE(verifies_round(work, 0));
   int verified = 0;

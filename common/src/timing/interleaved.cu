@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "cudalabs/cuda_check.hpp"
@@ -77,6 +78,15 @@ class Sampler {
   EventTimer timer_;
 };
 
+// What a student call's status means; "" for cudaSuccess.
+std::string describe_status(cudaError_t status) {
+  if (status == cudaSuccess) return "";
+  if (status == cudaErrorNotYetImplemented) {
+    return "the call is still a TODO(student): it returned cudaErrorNotYetImplemented";
+  }
+  return std::string("the call returned ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
+}
+
 // Host-held checksums of the sealed inputs, once prepare's work is done.
 std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
   std::vector<std::uint64_t> sums;
@@ -104,9 +114,15 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
                       PairedResult& result) {
   const bool checked = (work.verify || !work.sealed_inputs.empty()) && verifies_round(work, round);
   std::vector<std::uint64_t> sums;
-  const double ms = sampler.sample_ms(work.student, seed, [&] {
+  cudaError_t status = cudaSuccess;
+  const Launch call = [&](cudaStream_t s) { status = work.student(s); };
+  const double ms = sampler.sample_ms(call, seed, [&] {
     if (checked) sums = seal(work, stream);
   });
+  if (const std::string failed = describe_status(status); !failed.empty()) {
+    result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
+    return ms;
+  }
   const double outstanding = Sampler::outstanding_ms();
   if (outstanding > kOutstandingWorkLimitMs) {
     ++result.samples_with_outstanding_work;
@@ -143,11 +159,20 @@ std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept {
   return z ^ (z >> 31);
 }
 
+StudentCall always_succeeding(Launch launch) {
+  return [launch = std::move(launch)](cudaStream_t stream) {
+    launch(stream);
+    return cudaSuccess;
+  };
+}
+
 std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream_t stream) {
   if (!work.student) throw std::invalid_argument("qualifying_call: Workload needs a student launch");
   if (work.prepare) work.prepare(seed, stream);
   const std::vector<std::uint64_t> sums = seal(work, stream);
-  launch_checked(work.student, stream);
+  const cudaError_t status = work.student(stream);
+  if (const std::string failed = describe_status(status); !failed.empty()) return failed;
+  CUDALABS_CHECK_LAUNCH();
   CUDALABS_CHECK(cudaDeviceSynchronize());  // on any stream: the check reads finished work
   return check_student_call(work, sums, seed, stream);
 }
@@ -172,7 +197,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   Sampler sampler(work.prepare, stream);
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
-    sampler.warm(work.student, seed);
+    sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);
     sampler.warm(work.solution, seed);
   }
   sampler.finish_warmup();

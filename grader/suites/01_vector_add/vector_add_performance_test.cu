@@ -37,7 +37,7 @@ TEST_F(Performance, vector_add_2to26) {
     cudalabs::poison_async(dc.data(), dc.bytes(), lab01::kPoisonByte, stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::vector_add(da.data(), db.data(), dc.data(), kTimedSize, stream);
+    return student::vector_add(da.data(), db.data(), dc.data(), kTimedSize, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::vector_add(da.data(), db.data(), dc.data(), kTimedSize, stream);
@@ -70,7 +70,9 @@ TEST_F(Performance, saxpy_2to26) {
     return cudalabs::check_against_reference(expected.data(), dy.data(), kTimedSize,
                                              cudalabs::lab_tolerance("saxpy"), "y", stream);
   };
-  work.workload.student = [&](cudaStream_t stream) { student::saxpy(alpha, dx.data(), dy.data(), kTimedSize, stream); };
+  work.workload.student = [&](cudaStream_t stream) {
+    return student::saxpy(alpha, dx.data(), dy.data(), kTimedSize, stream);
+  };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::saxpy(alpha, dx.data(), dy.data(), kTimedSize, stream);
   };

@@ -44,7 +44,7 @@ TEST_F(Performance, rgb_to_gray_8192) {
     return cudalabs::check_matches(expected.data(), out.data(), kPixels, abs, "the gray image", stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::rgb_to_gray(in.data(), kPitch, out.data(), kSide, kSide, kSide, stream);
+    return student::rgb_to_gray(in.data(), kPitch, out.data(), kSide, kSide, kSide, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::rgb_to_gray(in.data(), kPitch, out.data(), kSide, kSide, kSide, stream);
@@ -67,7 +67,7 @@ TEST_F(Performance, sobel_8192) {
     return cudalabs::check_matches(reference.data(), out.data(), kPixels, abs, "the edge image", stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::sobel(in.data(), kSide, out.data(), kSide, kSide, kSide, stream);
+    return student::sobel(in.data(), kSide, out.data(), kSide, kSide, kSide, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::sobel(in.data(), kSide, out.data(), kSide, kSide, kSide, stream);

@@ -144,7 +144,7 @@ void time_against_reference(const char* case_name, lab03::MatmulFn student_fn, l
     return check(solution_fn, da.data(), db.data(), dc.data(), stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student_fn(da.data(), db.data(), dc.data(), s.m, s.n, s.k, stream);
+    return student_fn(da.data(), db.data(), dc.data(), s.m, s.n, s.k, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution_fn(da.data(), db.data(), dc.data(), s.m, s.n, s.k, stream);

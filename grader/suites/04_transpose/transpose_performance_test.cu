@@ -40,7 +40,9 @@ void time_transpose(const char* case_name, const lab04::Implementation& impl, st
     return cudalabs::check_against_reference(expected.data(), dout.data(), n, cudalabs::lab_tolerance("transpose"),
                                              "the transposed matrix", stream);
   };
-  work.workload.student = [&](cudaStream_t stream) { impl.student(din.data(), dout.data(), rows, cols, stream); };
+  work.workload.student = [&](cudaStream_t stream) {
+    return impl.student(din.data(), dout.data(), rows, cols, stream);
+  };
   work.workload.solution = [&](cudaStream_t stream) { impl.solution(din.data(), dout.data(), rows, cols, stream); };
   work.workload.sealed_inputs = {{din.data(), din.bytes(), "the input matrix"}};
   work.bytes = 2.0 * static_cast<double>(n) * sizeof(float);  // read in, write out

@@ -85,7 +85,7 @@ void time_case(const char* name, lab05::ReduceFn<T> student_fn, lab05::ReduceFn<
     CUDALABS_CHECK(cudaMemsetAsync(solution_result.data(), cudalabs::kPoisonByte, sizeof(T), stream));
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student_fn(in.data(), n, student_result.data(), student_workspace.data(), stream);
+    return student_fn(in.data(), n, student_result.data(), student_workspace.data(), stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution_fn(in.data(), n, solution_result.data(), solution_workspace.data(), stream);

@@ -60,7 +60,7 @@ TEST_F(Performance, inclusive_scan_2to26) {
     return cudalabs::check_matches(expected.data(), out.data(), kTimedSize, "out", stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::inclusive_scan(in.data(), out.data(), kTimedSize, student_ws.data(), student_ws.bytes, stream);
+    return student::inclusive_scan(in.data(), out.data(), kTimedSize, student_ws.data(), student_ws.bytes, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::inclusive_scan(in.data(), out.data(), kTimedSize, solution_ws.data(), solution_ws.bytes, stream);
@@ -96,8 +96,8 @@ TEST_F(Performance, compact_2to26) {
                                    "out[0 .. count)", stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::compact(in.data(), out.data(), count.data(), kTimedSize, kThreshold, student_ws.data(), student_ws.bytes,
-                     stream);
+    return student::compact(in.data(), out.data(), count.data(), kTimedSize, kThreshold, student_ws.data(),
+                            student_ws.bytes, stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::compact(in.data(), out.data(), count.data(), kTimedSize, kThreshold, solution_ws.data(),

@@ -55,7 +55,7 @@ void time_histogram_shared(const char* case_name, const Generate& generate) {
     return cudalabs::check_matches(expected.data(), bins.data(), lab07::kBins, "bins", stream);
   };
   work.workload.student = [&](cudaStream_t stream) {
-    student::histogram_shared(device_data.data(), n, bins.data(), stream);
+    return student::histogram_shared(device_data.data(), n, bins.data(), stream);
   };
   work.workload.solution = [&](cudaStream_t stream) {
     solution::histogram_shared(device_data.data(), n, bins.data(), stream);

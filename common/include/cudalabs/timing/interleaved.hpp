@@ -32,6 +32,14 @@ namespace cudalabs::timing {
 // Queues one run of an implementation on the given stream (kernel launches, async copies).
 using Launch = std::function<void(cudaStream_t)>;
 
+// The student's call: queues its work like a Launch and returns what the lab function returned.
+// A status other than cudaSuccess fails the qualifying call and any timed sample it comes back
+// from ("... is still a TODO(student)" for cudaErrorNotYetImplemented).
+using StudentCall = std::function<cudaError_t(cudaStream_t)>;
+
+// Trusted code in the student's place (benchmarks, the engine's tests): `launch`, reporting success.
+StudentCall always_succeeding(Launch launch);
+
 // Untimed, before every sample and warm-up launch: regenerate every input of the call from
 // `seed` (deterministically: the same seed gives the same inputs) and poison every output,
 // queued on the stream. Inputs a call may modify (in-place operations) are covered by this too.
@@ -51,7 +59,7 @@ struct SealedInput {
 };
 
 struct Workload {
-  Launch student;
+  StudentCall student;
   Launch solution;
   Prepare prepare{};  // may be empty: the inputs stay as they are (benchmarks of trusted code)
   Verify verify{};    // may be empty: no output is checked (benchmarks of trusted code)

@@ -80,7 +80,8 @@ struct GradeResult {
   double points_earned = 0;
   double points_possible = 0;
   double stage_seconds = 0;
-  double test_seconds = 0;
+  double test_seconds = 0;      // the test phase, not counting gpu_wait_seconds
+  double gpu_wait_seconds = 0;  // waiting for another grade to give the GPU back
   double total_seconds = 0;
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
 };

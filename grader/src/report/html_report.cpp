@@ -104,8 +104,7 @@ void header(std::string& html, const GradeResult& report) {
   if (!ignored.empty()) ignored += " (only the lab's student files are graded)";
   row("ignored", ignored);
   row("status", fmt::format("{} (exit code {})", run_status_name(report.status), static_cast<int>(report.status)));
-  row("time", fmt::format("{:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s", report.total_seconds,
-                          report.stage_seconds, report.build.seconds, report.test_seconds));
+  row("time", time_breakdown(report));
   html += "</table>\n</header>\n";
 }
 

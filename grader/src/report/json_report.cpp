@@ -60,7 +60,8 @@ nlohmann::json report_to_json(const GradeResult& report) {
                      {"command", report.build.command}, {"output", report.build.output},
                      {"seconds", report.build.seconds}}},
           {"timing", {{"stage_seconds", report.stage_seconds}, {"build_seconds", report.build.seconds},
-                      {"test_seconds", report.test_seconds}, {"total_seconds", report.total_seconds}}},
+                      {"test_seconds", report.test_seconds},
+                      {"gpu_wait_seconds", report.gpu_wait_seconds}, {"total_seconds", report.total_seconds}}},
           {"tests", tests}};
   if (report.late) json["late"] = late_to_json(report);  // batch grades of a lab with a late policy
   return json;

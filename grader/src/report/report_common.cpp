@@ -68,6 +68,17 @@ bool below_full_credit(const ScoredTest& test) {
   return test.performance && test.outcome.status == TestStatus::Passed && test.points_earned < test.points_possible;
 }
 
+std::string time_breakdown(const GradeResult& report) {
+  std::string text = fmt::format("{:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s", report.total_seconds,
+                                 report.stage_seconds, report.build.seconds, report.test_seconds);
+  // Below this a wait is the lock's own cost, not another grade's.
+  constexpr double kNoticeableWaitSeconds = 0.05;
+  if (report.gpu_wait_seconds >= kNoticeableWaitSeconds) {
+    text += fmt::format(", waited {:.1f} s for the GPU", report.gpu_wait_seconds);
+  }
+  return text;
+}
+
 std::string late_penalty_line(const GradeResult& report) {
   if (!report.late) return "";
   const LatePenaltyNote& late = *report.late;

@@ -102,8 +102,7 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
       << paint(fmt::format("  Score: {} / {}", points(report.points_earned), points(report.points_possible)), "1")
       << "   (" << report.status_detail << ")\n";
   if (report.late) out << "  " << late_penalty_line(report) << "\n";
-  out << fmt::format("  Time: {:.1f} s in all: staging {:.2f} s, build {:.1f} s, tests {:.1f} s\n",
-                     report.total_seconds, report.stage_seconds, report.build.seconds, report.test_seconds);
+  out << "  Time: " << time_breakdown(report) << "\n";
 
   // The figures behind every timed verdict, passed or not.
   bool timed_heading = false;

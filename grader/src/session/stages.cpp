@@ -140,9 +140,11 @@ std::optional<Stop> run_and_score_tests(SessionState& session) {
   for (auto& name : session.lab.performance_test_names(only_public)) wanted.push_back(std::move(name));
   // The test phase has the GPU (device 0, the harness's) to itself, sanitizer pass included; the
   // harnesses are told so and take no lock of their own (cudalabs/gpu_lock.hpp).
+  const SessionClock::time_point waiting = SessionClock::now();
   if (session.request.hold_gpu) session.gpu_hold = session.request.hold_gpu();
   session.gpu_lock = cudalabs::GpuLock::acquire(
       0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab));
+  result.gpu_wait_seconds = seconds_since(waiting);
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
                                       session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
   const SuiteRun suite = run_tests(session.invocation, wanted);
@@ -151,7 +153,7 @@ std::optional<Stop> run_and_score_tests(SessionState& session) {
   for (ScoredTest& timed : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {
     result.tests.push_back(std::move(timed));
   }
-  result.test_seconds = seconds_since(session.test_start);
+  result.test_seconds = seconds_since(session.test_start) - result.gpu_wait_seconds;
   if (suite.cuda_device) return std::nullopt;
   std::string reason = suite.no_device_reason;
   const std::string redundant = "no CUDA device: ";
@@ -169,7 +171,7 @@ std::optional<Stop> run_sanitizer(SessionState& session) {
   apply_sanitizer_findings(session.result.tests,
                            run_sanitizer_pass(session.invocation, session.sanitizer, correctness),
                            session.lab.sanitizer.required);
-  session.result.test_seconds = seconds_since(session.test_start);
+  session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
   return std::nullopt;
 }
 

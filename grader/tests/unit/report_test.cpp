@@ -41,6 +41,7 @@ TEST(JsonReport, CarriesScoreStatusTestsAndTiming) {
   EXPECT_EQ(json["tests"][1]["visibility"], "hidden");
   EXPECT_EQ(json["timing"]["build_seconds"], 12.5);
   EXPECT_EQ(json["timing"]["test_seconds"], 1.5);
+  EXPECT_EQ(json["timing"]["gpu_wait_seconds"], 0.0);
 }
 
 TEST(JsonReport, WritesValidJsonEvenFromInvalidUtf8Output) {
@@ -89,6 +90,18 @@ TEST(TextReport, ShowsEachTestItsPointsAndTheTotal) {
     EXPECT_NE(text.find(expected), std::string::npos) << "missing '" << expected << "' in:\n" << text;
   }
   EXPECT_EQ(text.find("\x1b["), std::string::npos) << "no colour codes without a terminal";
+}
+
+TEST(TextReport, SaysHowLongItWaitedForTheGpuApartFromTestTime) {
+  GradeResult report = sample_report();
+  std::ostringstream idle;
+  write_text_report(idle, report, TextStyle{});
+  EXPECT_NE(idle.str().find("Time: 14.2 s in all: staging 0.00 s, build 12.5 s, tests 1.5 s\n"), std::string::npos)
+      << idle.str();
+  report.gpu_wait_seconds = 3.14;
+  std::ostringstream waited;
+  write_text_report(waited, report, TextStyle{});
+  EXPECT_NE(waited.str().find("tests 1.5 s, waited 3.1 s for the GPU\n"), std::string::npos) << waited.str();
 }
 
 }  // namespace

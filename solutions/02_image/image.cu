@@ -97,17 +97,25 @@ constexpr int kSobelBlocksPerSm = 4;
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
-// min(255, round(sqrt(gx^2 + gy^2))), exact. Anything at or above 255.5^2 = 65280.25 saturates
-// without a square root. Below it sqrt.approx (one special-function instruction; relative error
-// under 2^-22, so under 6.1e-5 here) cannot round the wrong way: for an integer g2 the exact root
-// is at least 0.25 / 511 = 4.9e-4 away from any k + 0.5 with k < 255. The correctly rounded
-// sqrtf costs about ten instructions more per pixel, and this kernel is instruction-bound.
+// min(255, round(sqrt(gx^2 + gy^2))), exact, with one special-function instruction per pixel.
+// That unit (16 lanes per SM and clock, a quarter of the integer and float units) also does the
+// int<->float conversions, and with a conversion each way it was this kernel's bottleneck. So:
+//  - anything at or above 255.5^2 = 65280.25 saturates: clamp g2 to 65280 first (its root,
+//    255.4995, rounds to 255);
+//  - int -> float by the 2^23 trick: for 0 <= g2 < 2^23, the float with exponent 2^23 and
+//    mantissa g2 is 2^23 + g2 exactly, and subtracting 2^23 leaves g2 (an integer op and a FADD);
+//  - sqrt.approx (relative error under 2^-22, so under 6.1e-5 here) cannot round the wrong way:
+//    for an integer g2 the exact root is at least 0.25 / 511 = 4.9e-4 away from any k + 0.5;
+//  - float -> int by the same trick: adding 2^23 rounds to the nearest integer (ties to even,
+//    as __float2uint_rn does) into the low mantissa bits.
 __device__ __forceinline__ unsigned magnitude(int gx, int gy) {
-  const int g2 = gx * gx + gy * gy;
-  if (g2 > 65280) return 255u;
+  constexpr float kTwoTo23 = 8388608.0f;
+  constexpr unsigned kTwoTo23Bits = 0x4B000000u;
+  const unsigned g2 = static_cast<unsigned>(min(gx * gx + gy * gy, 65280));
+  const float value = __uint_as_float(kTwoTo23Bits | g2) - kTwoTo23;
   float root;
-  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(static_cast<float>(g2)));
-  return __float2uint_rn(root);
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(value));
+  return __float_as_uint(root + kTwoTo23) - kTwoTo23Bits;
 }
 
 __global__ void __launch_bounds__(kBlockThreads, kSobelBlocksPerSm)

@@ -25,12 +25,50 @@ TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
 }
 
 TEST(LabgradeCli, EveryCommandHasHelp) {
-  for (const char* command : {"list", "check", "grade"}) {
+  const std::string exit_code_line = "0  grade: the submission was graded";
+  for (const char* command : {"list", "check", "grade", "batch", "submit", "release"}) {
+    SCOPED_TRACE(command);
     const LabgradeRun run = labgrade({command, "--help"});
-    EXPECT_EQ(run.process.exit_code, 0) << command;
-    EXPECT_CONTAINS(run.process.output, "Usage");
+    EXPECT_EQ(run.process.exit_code, 0);
+    // Named as labgrade, however its path was typed (here an absolute path).
+    EXPECT_CONTAINS(run.process.output, std::string("Usage: labgrade ") + command + " [OPTIONS]");
+    EXPECT_CONTAINS(run.process.output, std::string("Examples:\n  labgrade ") + command);
+    EXPECT_EQ(run.process.output.find(exit_code_line), std::string::npos) << "the exit codes are the top level's";
+    for (const char* noise : {"TEXT", "(existing)", "PATH(", "DIR(", ":{"}) {
+      EXPECT_EQ(run.process.output.find(noise), std::string::npos) << noise << " in:\n" << run.process.output;
+    }
   }
-  EXPECT_CONTAINS(labgrade({"--help"}).process.output, "Exit codes");
+  const std::string top = labgrade({"--help"}).process.output;
+  EXPECT_CONTAINS(top, "Usage: labgrade [OPTIONS]");
+  EXPECT_CONTAINS(top, "Examples:\n  labgrade list");
+  EXPECT_CONTAINS(top, "Exit codes:\n  " + exit_code_line);
+  EXPECT_EQ(top.find(exit_code_line), top.rfind(exit_code_line)) << "once";
+}
+
+TEST(LabgradeCli, AMistypedCommandGetsTheNearestOne) {
+  const LabgradeRun typo = labgrade({"grde", "01_vector_add", "-s", "alice/"});
+  EXPECT_EQ(typo.process.exit_code, 2) << typo.process.output;
+  EXPECT_CONTAINS(typo.process.output, "labgrade: 'grde' is not a command; did you mean 'grade'?");
+  EXPECT_CONTAINS(typo.process.output, "list, check, grade");
+  const LabgradeRun after_option = labgrade({"--root", course_file(""), "lsit"});
+  EXPECT_EQ(after_option.process.exit_code, 2) << after_option.process.output;
+  EXPECT_CONTAINS(after_option.process.output, "did you mean 'list'?");
+}
+
+// `list` keeps going past a broken YAML file: the good labs, then each broken one with its
+// file:line, and the configuration-error exit code.
+TEST(LabgradeCli, ListNamesBrokenLabsAfterTheGoodOnes) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "cli_list_broken";
+  fs::remove_all(root);
+  fs::create_directories(root / "config" / "labs");
+  fs::copy_file(course_file("config/course.yaml"), root / "config" / "course.yaml");
+  fs::copy_file(course_file("config/labs/01_vector_add.yaml"), root / "config" / "labs" / "01_vector_add.yaml");
+  std::ofstream(root / "config" / "labs" / "00_broken.yaml") << "lab: 00_broken\ntitle: [unclosed\n";
+  const LabgradeRun run = labgrade({"--root", root.string(), "list"});
+  EXPECT_EQ(run.process.exit_code, 3) << run.process.output;
+  EXPECT_CONTAINS(run.process.output, "01_vector_add  Vector addition and SAXPY");
+  EXPECT_CONTAINS(run.process.output, (root / "config" / "labs" / "00_broken.yaml").string() + ":3");
 }
 
 TEST(LabgradeCli, UnknownLabIsAUsageError) {

@@ -177,6 +177,9 @@ TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
   EXPECT_EQ(run.report["mode"], "check");
   EXPECT_EQ(run.report["points_possible"], 20);
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["visibility"], "public") << test["name"];
+  // The lab's README, headers and tests ship with it: not "ignored files" of the student's.
+  EXPECT_EQ(run.report["files"]["ignored"], nlohmann::json::array()) << run.process.output;
+  EXPECT_EQ(run.process.output.find("ignored:"), std::string::npos) << run.process.output;
   if (!has_gpu()) {
     EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
     GTEST_SKIP() << "no CUDA device: checked only that the skeleton builds and nothing is graded";

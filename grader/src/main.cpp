@@ -1,16 +1,22 @@
 // labgrade: self-check, grade and list cudalabs labs. See README.md and `labgrade --help`.
+#include <algorithm>
+#include <initializer_list>
 #include <iostream>
+#include <memory>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "cli/command_suggestion.hpp"
+#include "cli/help_format.hpp"
+#include "cli/lab_list.hpp"
 #include "cudalabs/confinement.hpp"
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
 #include "batch/batch_command.hpp"
 #endif
-#include "cudalabs/course/course_config.hpp"
-#include "cudalabs/course/lab_config.hpp"
+#include "cudalabs/course/diagnostics.hpp"
 #include "model/exit_codes.hpp"
 #include "report/report_formats.hpp"
 #include "release/release_commands.hpp"
@@ -69,74 +75,135 @@ void add_report_options(CLI::App& command, labgrade::ReportOutputs& outputs) {
                                  "(default text); with it, the formats written there (default all)",
                                  labgrade::report_format_names()))
       ->delimiter(',')
-      ->check(CLI::IsMember(names));
+      ->check(CLI::IsMember(names))
+      ->type_name("FORMAT[,...]");
   command.add_option("--output-dir", outputs.output_dir,
-                     "Write the --format reports here as " + output_dir_files());
+                     "Write the --format reports here as " + output_dir_files())
+      ->type_name("DIR");
   for (const auto& format : labgrade::report_formats()) {
     if (format.option.empty()) continue;
     command.add_option(std::string(format.option), outputs.files[std::string(format.name)],
-                       std::string(format.option_help));
+                       std::string(format.option_help))
+        ->type_name("FILE");
   }
   command.add_flag("--student-view", outputs.student_view,
                    "Hide hidden tests' details (not their names, status or points) in text, JUnit and HTML; "
                    "the Gradescope report always hides them");
 }
 
-int list_labs(const labgrade::CoursePaths& paths) {
-  const auto course = cudalabs::config::load_course_config(paths.course_config());
-  std::cout << course.course << "\n\n";
-  for (const auto& id : paths.lab_ids()) {
-    const auto lab = cudalabs::config::load_lab_config(paths.lab_config(id));
-    std::cout << fmt::format("  {:<18} {:<44} {:>5g} points\n", lab.id, lab.title, lab.total_points);
+// "Examples:" lines of a command's help: `program` then each command line, with what it does.
+std::string examples(const std::string& program, std::initializer_list<std::pair<const char*, const char*>> lines) {
+  std::size_t widest = 0;
+  for (const auto& [command, what] : lines) widest = std::max(widest, program.size() + 1 + std::string(command).size());
+  std::string text = "Examples:";
+  for (const auto& [command, what] : lines) {
+    text += fmt::format("\n  {:<{}}  # {}", program + " " + command, widest, what);
   }
-  return 0;
+  return text;
+}
+
+// Under each command's help: its examples, and where the exit codes are (the top-level help).
+std::string command_footer(const std::string& program, const std::string& examples_text) {
+  return fmt::format("{}\n\nExit codes: `{} --help` lists them.", examples_text, program);
+}
+
+// Under `labgrade --help`: an example of each command, then the exit codes, listed only here.
+std::string top_level_footer(const std::string& program) {
+#ifdef CUDALABS_STUDENT_COMMANDS_ONLY
+  const std::string lines = examples(program, {{"list", "the labs"},
+                                               {"check 01_vector_add", "build your code and run the public tests"},
+                                               {"submit 01_vector_add", "pack your files to hand in"}});
+#else
+  const std::string lines =
+      examples(program, {{"list", "the labs"},
+                         {"check 01_vector_add", "self-check the code in labs/01_vector_add/"},
+                         {"grade 01_vector_add -s alice.zip --json alice.json", "grade one submission"},
+                         {"batch 01_vector_add submissions/ --out grades/", "grade a class"},
+                         {"release --out ../cudalabs-student", "write the student release"}});
+#endif
+  return fmt::format("{}\nEach command has its own --help: {} check --help\n\n{}", lines, program,
+                     labgrade::exit_codes_help());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string exit_codes_help = labgrade::exit_codes_help();
-  CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs"};
-  app.footer(exit_codes_help);
+  const std::string program = labgrade::cli::program_name(argc > 0 ? argv[0] : nullptr);
+  CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs", program};
+  app.formatter(std::make_shared<labgrade::cli::HelpFormatter>());  // before the commands: they inherit it
   app.set_version_flag("--version", version_text, "Print the version and which protections this kernel enforces");
   app.require_subcommand(1);
   labgrade::CoursePaths paths{CUDALABS_SOURCE_DIR, CUDALABS_BINARY_DIR};
   app.add_option("--root", paths.root, "Course tree with config/, labs/, solutions/ (default: this source tree)")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->type_name("DIR");
   app.add_option("--build-dir", paths.build_dir, "CMake build tree with the lab harnesses (default: this build)")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->type_name("DIR");
 
-  app.add_subcommand("list", "List the labs with their titles and points");
+  app.add_subcommand("list", "List the labs with their titles and points")
+      ->footer(command_footer(program, examples(program, {{"list", "every lab, its title and points"}})) +
+               " A lab whose YAML is broken is named with the error; the exit code is then 3.");
 
   labgrade::RunRequest check_request;
   labgrade::ReportOutputs check_outputs;
   auto* check = app.add_subcommand("check", "Self-check: build your code in labs/<lab>/ and run the public tests");
   check->add_option("lab", check_request.lab, "Lab id, e.g. 01_vector_add")->required();
   add_report_options(*check, check_outputs);
-  check->add_option("--work-dir", check_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
+  check->add_option("--work-dir", check_request.work_dir, "Build here (new or empty directory) instead of a temp dir")
+      ->type_name("DIR");
   check->add_flag("--keep-work-dir", check_request.keep_work_dir, "Keep the build directory for inspection");
   check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
-  check->footer(exit_codes_help);
+  check->footer(command_footer(
+      program, examples(program, {{"check 01_vector_add", "build labs/01_vector_add/ and run its public tests"},
+                                  {"check 01_vector_add --sanitize", "also look for out-of-bounds accesses and races"},
+                                  {"check 01_vector_add --html check.html", "also write an HTML report"}})));
 
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY  // a student release has no hidden suites to grade with
   labgrade::RunRequest grade_request;
   labgrade::ReportOutputs grade_outputs;
   auto* grade = app.add_subcommand("grade", "Grade a submission against the hidden suite and the lab's YAML");
   grade->add_option("lab", grade_request.lab, "Lab id, e.g. 01_vector_add")->required();
-  grade->add_option("--submission,-s", grade_request.submission, "Submission directory or file")
+  grade->add_option("--submission,-s", grade_request.submission,
+                    "The submission: a folder (files found at any depth), one source file, or a .zip/.tar.gz")
       ->required()
-      ->check(CLI::ExistingPath);
+      ->check(CLI::ExistingPath)
+      ->type_name("PATH");
   add_report_options(*grade, grade_outputs);
-  grade->add_option("--work-dir", grade_request.work_dir, "Build here (new or empty directory) instead of a temp dir");
+  grade->add_option("--work-dir", grade_request.work_dir, "Build here (new or empty directory) instead of a temp dir")
+      ->type_name("DIR");
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
-  grade->footer(exit_codes_help);
+  grade->footer(command_footer(
+      program, examples(program, {{"grade 01_vector_add -s alice/", "a folder"},
+                                  {"grade 01_vector_add -s alice.zip --json alice.json", "an archive, and a JSON report"},
+                                  {"grade 01_vector_add -s alice/ --gradescope results.json", "for Gradescope"},
+                                  {"grade 01_vector_add -s alice/ --output-dir reports/", "every report format"}})));
 
   labgrade::batch::BatchCommand batch_command;
-  labgrade::batch::add_batch_command(app, batch_command)->footer(kBatchExitCodes);
+  labgrade::batch::add_batch_command(app, batch_command)
+      ->footer(examples(program, {{"batch 01_vector_add submissions/ --out grades/", "grade a class"},
+                                  {"batch 01_vector_add export/ --out grades/", "a Gradescope export, the same way"},
+                                  {"batch 01_vector_add submissions/ --slurm --gres gpu:1", "on a Slurm cluster"}}) +
+               "\n\n" + kBatchExitCodes);
 #endif
   labgrade::ReleaseCommands release_commands;
   labgrade::add_release_commands(app, release_commands);
+  release_commands.submit->footer(command_footer(
+      program, examples(program, {{"submit 01_vector_add", "pack labs/01_vector_add/'s student files"},
+                                  {"submit 01_vector_add --from ~/work -o mine.tar.gz", "from another folder"}})));
+#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+  release_commands.release->footer(command_footer(
+      program, examples(program, {{"release --out ../cudalabs-student", "every lab"},
+                                  {"release --out ../student --labs 01_vector_add 02_image", "two labs"}})));
+#endif
+  app.footer(top_level_footer(program));
+
+  // A mistyped command: name the nearest one rather than CLI11's "arguments were not expected".
+  if (const auto message = labgrade::cli::unknown_command_message(app, {argv + std::min(argc, 1), argv + argc})) {
+    std::cerr << program << ": " << *message << "\n";
+    return labgrade::kUsageExitCode;
+  }
 
   try {
     app.parse(argc, argv);
@@ -152,7 +219,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (app.got_subcommand("list")) return list_labs(paths);
+    if (app.got_subcommand("list")) return labgrade::cli::list_labs(paths, std::cout, std::cerr);
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
     if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
 #endif

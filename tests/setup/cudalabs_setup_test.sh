@@ -2,7 +2,8 @@
 # Tests ./cudalabs's setup against fake machines: a PATH of fake commands (cmake, apt-get, sudo, id,
 # ...) whose answers each case sets, so the script's decisions are checked without installing or
 # building anything. Cases: all present, CMake too old, a library missing (installed as root, online),
-# no root and no sudo, offline, not Debian, optional tools absent, relative paths, build logs kept.
+# no root and no sudo, offline, not Debian, optional tools absent, relative paths, build logs kept,
+# help for setup and doctor (which runs nothing).
 #
 #   cudalabs_setup_test.sh <path to the cudalabs script>
 set -uo pipefail
@@ -183,11 +184,26 @@ expect "check builds the self-check only" logged calls "--target labgrade lab_01
 logs=$(ls "$tree/.cudalabs-logs"/build-*.log 2>/dev/null | wc -l)
 expect "two builds, two logs (found $logs)" [ "$logs" = 2 ]
 
-# 10. Help.
+# 10. Help: setup --help explains setup and runs nothing; the top-level help documents setup.
 new_machine help
 run_cudalabs setup --help
 expect "setup --help exits 0" [ "$code" = 0 ]
 expect "help documents exit code 9" has "9  setup could not finish"
+expect "help is setup's own" has "Usage: ./cudalabs setup"
+expect "setup --help configures nothing" no_file calls
+expect "setup --help installs nothing" no_file apt.log
+run_cudalabs doctor -h
+expect "doctor -h exits 0" [ "$code" = 0 ]
+expect "doctor -h explains doctor" has "./cudalabs doctor    only look"
+expect "doctor -h checks nothing" bash -c "! grep -q 'required:' <<<\"\$1\"" _ "$out"
+run_cudalabs --help
+expect "--help exits 0" [ "$code" = 0 ]
+expect "--help documents setup" has "./cudalabs setup "
+expect "--help says every command has --help" has "Every command has --help"
+run_cudalabs setup now
+expect "an argument setup does not take: exit 2" [ "$code" = 2 ]
+expect "names the argument" has "setup takes no arguments (got: now)"
+expect "and runs nothing" no_file calls
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed"

@@ -39,17 +39,21 @@ void add_release_commands(CLI::App& app, ReleaseCommands& commands) {
       "submit", "Pack exactly the lab's student files (config/labs/<lab>.yaml student_files) into a .tar.gz "
                 "to hand in; prints its name and SHA-256 checksum");
   commands.submit->add_option("lab", commands.submit_request.lab, "Lab id, e.g. 01_vector_add")->required();
-  commands.submit->add_option("--from", commands.submit_request.from, "Folder with your files (default: labs/<lab>)");
+  commands.submit->add_option("--from", commands.submit_request.from, "Folder with your files (default: labs/<lab>)")
+      ->type_name("DIR");
   commands.submit->add_option("--output,-o", commands.submit_request.archive,
                               "Archive to write, ending in .tar.gz; never overwritten (default: "
-                              "<lab>-submission-<UTC time>.tar.gz in this folder)");
+                              "<lab>-submission-<UTC time>.tar.gz in this folder)")
+      ->type_name("FILE");
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
   commands.release = app.add_subcommand(
       "release", "Write the student release: labs, common code, public tests and config, no solutions, hidden "
                  "suites or hidden YAML entries (see README.md)");
   commands.release->add_option("--out", commands.release_request.out, "New or empty folder to write it into")
-      ->required();
-  commands.release->add_option("--labs", commands.release_request.labs, "Only these labs (default: all)");
+      ->required()
+      ->type_name("DIR");
+  commands.release->add_option("--labs", commands.release_request.labs, "Only these labs (default: all)")
+      ->type_name("LAB");
 #endif
 }
 

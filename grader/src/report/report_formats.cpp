@@ -33,14 +33,16 @@ std::string render_gradescope(const GradeResult& report, const ReportView&) {
 
 const std::vector<ReportFormat>& report_formats() {
   static const std::vector<ReportFormat> formats{
-      {"text", "text", "", "", "report.txt", render_text},
-      {"json", "JSON", "--json", "Also write the report as JSON to this file", "report.json", render_json},
-      {"junit", "JUnit", "--junit", "Also write the report as JUnit XML to this file", "report.junit.xml",
+      {"text", "text", "", "", "report.txt", false, render_text},
+      {"json", "JSON", "--json", "Also write the report as JSON to this file", "report.json", false, render_json},
+      {"junit", "JUnit", "--junit", "Also write the report as JUnit XML to this file", "report.junit.xml", false,
        junit_report},
-      {"gradescope", "Gradescope", "--gradescope", "Also write Gradescope's results.json to this file",
-       "results.json", render_gradescope},
+      {"gradescope", "Gradescope", "--gradescope",
+       "Also write Gradescope's results.json to this file, only when the run is a grade (not without a GPU, "
+       "not for check)",
+       "results.json", true, render_gradescope},
       {"html", "HTML", "--html", "Also write the report as a self-contained HTML page to this file", "report.html",
-       html_report},
+       false, html_report},
   };
   return formats;
 }

@@ -17,6 +17,9 @@ struct ReportFormat {
   std::string_view option;        // a file of its own: "--json"; "" for none (text goes to stdout)
   std::string_view option_help;   // that option's help
   std::string_view default_file;  // its name inside --output-dir: "report.json"
+  // A learning-management system reads this format as the student's score: written only for a
+  // run that is a grade (is_a_grade), never for a self-check or a run that could not grade.
+  bool read_as_a_score;
   // The whole report in this format (text without colour).
   std::string (*render)(const GradeResult& report, const ReportView& view);
 };

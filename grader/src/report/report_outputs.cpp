@@ -25,6 +25,16 @@ const ReportFormat& format_named(const std::string& name) {
   return *format;
 }
 
+// Why is_a_grade is false, in a few words.
+std::string not_a_grade_reason(const GradeResult& report) {
+  if (report.mode != "grade") return "a self-check";
+  switch (report.status) {
+    case RunStatus::NoCudaDevice: return "no CUDA device: the tests did not run";
+    case RunStatus::ConfigurationError: return "a configuration error";
+    default: return fmt::format("status {}", run_status_name(report.status));
+  }
+}
+
 std::string stdout_format(const ReportOutputs& outputs) {
   return outputs.output_dir.empty() && !outputs.formats.empty() ? outputs.formats.front() : "text";
 }
@@ -52,6 +62,18 @@ std::vector<Destination> destinations(const ReportOutputs& outputs) {
 
 }  // namespace
 
+bool is_a_grade(const GradeResult& report) {
+  if (report.mode != "grade") return false;
+  switch (report.status) {
+    case RunStatus::Graded:
+    case RunStatus::SubmissionRejected:
+    case RunStatus::RuleViolation:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void prepare_report_outputs(const ReportOutputs& outputs) {
   for (const auto& name : outputs.formats) format_named(name);
   if (outputs.output_dir.empty() && outputs.formats.size() > 1) {
@@ -77,18 +99,32 @@ void prepare_report_outputs(const ReportOutputs& outputs) {
 void emit_reports(const GradeResult& report, const ReportOutputs& outputs, std::ostream& out, bool out_is_tty,
                   std::ostream& notes) {
   const ReportView view{!outputs.student_view};
+  const bool graded = is_a_grade(report);
+  // A score format only for a grade; otherwise nothing, so that a results.json made from stdout stays empty.
+  const auto withheld = [&](const ReportFormat& format, const std::string& where) {
+    if (!format.read_as_a_score || graded) return false;
+    notes << fmt::format("labgrade: no {} report written to {}: this run is not a grade ({}), and a {} report "
+                         "would be read as a score of 0\n",
+                         format.display_name, where, not_a_grade_reason(report), format.display_name);
+    return true;
+  };
   const std::string on_stdout = stdout_format(outputs);
   if (on_stdout == "text") {
     TextStyle style = text_style_for_terminal(out_is_tty);
     style.show_hidden_details = view.show_hidden_details;
     write_text_report(out, report, style);
-  } else {
-    out << format_named(on_stdout).render(report, view);
+  } else if (const ReportFormat& format = format_named(on_stdout); !withheld(format, "stdout")) {
+    out << format.render(report, view);
   }
   out.flush();
   std::ostream& where = on_stdout == "text" ? out : notes;
   for (const auto& destination : destinations(outputs)) {
     const std::string name(destination.format->display_name);
+    const bool existed = std::filesystem::exists(destination.file);
+    if (withheld(*destination.format, destination.file.string())) {
+      if (existed) notes << "  (the file already there is left as it was)\n";
+      continue;
+    }
     write_report_file(destination.file, destination.format->render(report, view), name);
     where << "  " << name << " report: " << destination.file.string() << "\n";
   }

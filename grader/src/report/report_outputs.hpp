@@ -26,9 +26,15 @@ struct ReportOutputs {
 // Creates the output directory.
 void prepare_report_outputs(const ReportOutputs& outputs);
 
+// Whether a run produced a grade: `grade` with its status Graded (a compile error included: 0),
+// SubmissionRejected or RuleViolation (0). Not a grade: a self-check, a run without a GPU, a
+// configuration error; labgrade's own failures end before any report.
+bool is_a_grade(const GradeResult& report);
+
 // Prints the stdout report on `out` and writes every requested file, each atomically; notes
-// where each file went (on `out` when it carries text, else on `notes`). Throws
-// std::runtime_error when a file cannot be written.
+// where each file went (on `out` when it carries text, else on `notes`). A format read as a score
+// (Gradescope) is left unwritten, and an existing file untouched, when the run is not a grade:
+// `notes` says so. Throws std::runtime_error when a file cannot be written.
 void emit_reports(const GradeResult& report, const ReportOutputs& outputs, std::ostream& out, bool out_is_tty,
                   std::ostream& notes);
 

@@ -13,6 +13,7 @@
 #include "run/sanitizer_pass.hpp"
 #include "run/trusted_events.hpp"
 #include "sandbox/containment_rules.hpp"
+#include "stage/lab_files.hpp"
 #include "score/scoring.hpp"
 
 namespace labgrade {
@@ -50,6 +51,8 @@ std::optional<Stop> stage_student_files(SessionState& session) {
     result.stage_seconds = seconds_since(session.start);
     return Stop{RunStatus::SubmissionRejected, error.what(), error.what()};
   }
+  // A self-check's submission is the lab's folder: its handout and tests are not the student's.
+  if (!session.graded) forget_lab_own_files(session.staged, session.submission);
   result.staged_files = session.staged.taken_from;
   result.ignored_files = session.staged.ignored;
   result.ignored_not_listed = session.staged.ignored_not_listed;

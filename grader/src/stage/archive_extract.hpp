@@ -1,7 +1,8 @@
 #pragma once
 // Submissions as archives: a .zip, .tar.gz or .tgz file is unpacked into a fresh directory and
 // staged like a folder. Every entry is listed and checked before anything is written: absolute
-// paths, '..', links and special files are refused, and so are archives that unpack too large.
+// paths, '..', links and special files are refused, and so are archives that unpack too large,
+// or whose content is not the format their name says. A .zip needs no unzip: CMake reads it.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -19,7 +20,7 @@ struct ArchiveLimits {
 
 // Unpacks `archive` into `destination` (created; must not exist or be empty). Throws
 // SubmissionError with the reason (naming the entry) for an archive that is refused, and
-// std::runtime_error when the tool it needs (tar, unzip) is missing, naming its Debian package.
+// std::runtime_error when the tool it needs (cmake for a .zip, tar for a .tar.gz) is missing.
 void extract_archive(const std::filesystem::path& archive, const std::filesystem::path& destination,
                      const ArchiveLimits& limits);
 

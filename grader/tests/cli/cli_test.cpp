@@ -1,7 +1,13 @@
 // labgrade end to end: the real program, the real lab harnesses, submissions from submissions/.
 // Solution and skeleton of every lab: every_lab_test.cpp.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <set>
+#include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "labgrade_runner.hpp"
@@ -19,12 +25,50 @@ TEST(LabgradeCli, ListsLabsWithTitlesAndPoints) {
 }
 
 TEST(LabgradeCli, EveryCommandHasHelp) {
-  for (const char* command : {"list", "check", "grade"}) {
+  const std::string exit_code_line = "0  grade: the submission was graded";
+  for (const char* command : {"list", "check", "grade", "batch", "submit", "release"}) {
+    SCOPED_TRACE(command);
     const LabgradeRun run = labgrade({command, "--help"});
-    EXPECT_EQ(run.process.exit_code, 0) << command;
-    EXPECT_CONTAINS(run.process.output, "Usage");
+    EXPECT_EQ(run.process.exit_code, 0);
+    // Named as labgrade, however its path was typed (here an absolute path).
+    EXPECT_CONTAINS(run.process.output, std::string("Usage: labgrade ") + command + " [OPTIONS]");
+    EXPECT_CONTAINS(run.process.output, std::string("Examples:\n  labgrade ") + command);
+    EXPECT_EQ(run.process.output.find(exit_code_line), std::string::npos) << "the exit codes are the top level's";
+    for (const char* noise : {"TEXT", "(existing)", "PATH(", "DIR(", ":{"}) {
+      EXPECT_EQ(run.process.output.find(noise), std::string::npos) << noise << " in:\n" << run.process.output;
+    }
   }
-  EXPECT_CONTAINS(labgrade({"--help"}).process.output, "Exit codes");
+  const std::string top = labgrade({"--help"}).process.output;
+  EXPECT_CONTAINS(top, "Usage: labgrade [OPTIONS]");
+  EXPECT_CONTAINS(top, "Examples:\n  labgrade list");
+  EXPECT_CONTAINS(top, "Exit codes:\n  " + exit_code_line);
+  EXPECT_EQ(top.find(exit_code_line), top.rfind(exit_code_line)) << "once";
+}
+
+TEST(LabgradeCli, AMistypedCommandGetsTheNearestOne) {
+  const LabgradeRun typo = labgrade({"grde", "01_vector_add", "-s", "alice/"});
+  EXPECT_EQ(typo.process.exit_code, 2) << typo.process.output;
+  EXPECT_CONTAINS(typo.process.output, "labgrade: 'grde' is not a command; did you mean 'grade'?");
+  EXPECT_CONTAINS(typo.process.output, "list, check, grade");
+  const LabgradeRun after_option = labgrade({"--root", course_file(""), "lsit"});
+  EXPECT_EQ(after_option.process.exit_code, 2) << after_option.process.output;
+  EXPECT_CONTAINS(after_option.process.output, "did you mean 'list'?");
+}
+
+// `list` keeps going past a broken YAML file: the good labs, then each broken one with its
+// file:line, and the configuration-error exit code.
+TEST(LabgradeCli, ListNamesBrokenLabsAfterTheGoodOnes) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / "cli_list_broken";
+  fs::remove_all(root);
+  fs::create_directories(root / "config" / "labs");
+  fs::copy_file(course_file("config/course.yaml"), root / "config" / "course.yaml");
+  fs::copy_file(course_file("config/labs/01_vector_add.yaml"), root / "config" / "labs" / "01_vector_add.yaml");
+  std::ofstream(root / "config" / "labs" / "00_broken.yaml") << "lab: 00_broken\ntitle: [unclosed\n";
+  const LabgradeRun run = labgrade({"--root", root.string(), "list"});
+  EXPECT_EQ(run.process.exit_code, 3) << run.process.output;
+  EXPECT_CONTAINS(run.process.output, "01_vector_add  Vector addition and SAXPY");
+  EXPECT_CONTAINS(run.process.output, (root / "config" / "labs" / "00_broken.yaml").string() + ":3");
 }
 
 TEST(LabgradeCli, UnknownLabIsAUsageError) {
@@ -61,12 +105,81 @@ TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run");
 }
 
+// A folder of links to every program on this PATH except unzip and its kin: the GPU machine's PATH.
+std::string path_without_unzip(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  fs::remove_all(folder);
+  fs::create_directories(folder);
+  const std::set<std::string> left_out{"unzip", "unzipsfx", "zipinfo", "funzip"};
+  std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(path, dir, ':');) {
+    std::error_code error;
+    for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      if (left_out.count(name) || fs::exists(fs::symlink_status(folder / name))) continue;
+      fs::create_symlink(it->path(), folder / name, error);
+    }
+  }
+  return folder.string();
+}
+
+TEST(LabgradeCli, GradesAZipOnAMachineWithoutUnzip) {
+  namespace fs = std::filesystem;
+  const fs::path scratch = fs::path(::testing::TempDir()) / "cli_zip_without_unzip";
+  const std::string path = path_without_unzip(scratch / "bin");
+  const fs::path zip = scratch / "alice.zip";
+  const std::string pack = fmt::format("cd '{}' && '{}' -E tar cf '{}' --format=zip vector_add.cu",
+                                       course_file("solutions/01_vector_add"), LABGRADE_TEST_CMAKE, zip.string());
+  ASSERT_EQ(std::system(pack.c_str()), 0) << pack;
+  ASSERT_NE(std::system(("PATH='" + path + "' unzip -v >/dev/null 2>&1").c_str()), 0) << "unzip is still on PATH";
+
+  const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", zip.string()}, 900, {{"PATH", path}});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["files"]["used"], nlohmann::json::array({"vector_add.cu"})) << run.process.output;
+  EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.process.output;
+  if (!has_gpu()) {
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+    GTEST_SKIP() << "no CUDA device: checked that the .zip was unpacked and built without unzip";
+  }
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_EQ(run.report["points_earned"], run.report["points_possible"]);
+}
+
+// Gradescope reads results.json as the grade: a compile error is one (0, with the compiler's
+// messages); a run without a GPU is not, and leaves no file (nor changes one already there).
+TEST(LabgradeCli, OnlyAGradeLeavesAGradescopeReport) {
+  namespace fs = std::filesystem;
+  const fs::path scratch = fs::path(::testing::TempDir()) / "cli_gradescope_only_for_grades";
+  fs::remove_all(scratch);
+  fs::create_directories(scratch);
+  const fs::path compile_error = scratch / "compile_error.json";
+  const LabgradeRun failed = labgrade(
+      {"grade", "01_vector_add", "--submission", submission("syntax_error"), "--gradescope", compile_error.string()});
+  EXPECT_EQ(failed.process.exit_code, 0) << failed.process.output;
+  ASSERT_TRUE(fs::exists(compile_error)) << failed.process.output;
+  std::ifstream in(compile_error);
+  const nlohmann::json results = nlohmann::json::parse(in);
+  EXPECT_EQ(results["score"], 0.0);
+  EXPECT_CONTAINS(results["output"].get<std::string>(), "error");
+
+  if (has_gpu()) GTEST_SKIP() << "a CUDA device is present: every run here is a grade";
+  const fs::path no_gpu = scratch / "results.json";
+  const LabgradeRun untested = labgrade(
+      {"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add"), "--gradescope", no_gpu.string()});
+  EXPECT_EQ(untested.process.exit_code, 5) << untested.process.output;
+  EXPECT_FALSE(fs::exists(no_gpu)) << untested.process.output;
+  EXPECT_CONTAINS(untested.process.output, "no Gradescope report written to " + no_gpu.string());
+}
+
 TEST(LabgradeCli, SelfCheckRunsOnlyThePublicTests) {
   const LabgradeRun run = labgrade({"check", "01_vector_add"});  // the skeleton in labs/01_vector_add
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_EQ(run.report["mode"], "check");
   EXPECT_EQ(run.report["points_possible"], 20);
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["visibility"], "public") << test["name"];
+  // The lab's README, headers and tests ship with it: not "ignored files" of the student's.
+  EXPECT_EQ(run.report["files"]["ignored"], nlohmann::json::array()) << run.process.output;
+  EXPECT_EQ(run.process.output.find("ignored:"), std::string::npos) << run.process.output;
   if (!has_gpu()) {
     EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
     GTEST_SKIP() << "no CUDA device: checked only that the skeleton builds and nothing is graded";

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -21,8 +22,10 @@ struct LabgradeRun {
   nlohmann::json report;  // null when no JSON report was written
 };
 
-// Runs labgrade with `args`; for grade and check, also asks for a JSON report and reads it.
-inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900) {
+// Runs labgrade with `args` (and `env` on top of this process's environment); for grade and
+// check, also asks for a JSON report and reads it.
+inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_seconds = 900,
+                            std::vector<std::pair<std::string, std::string>> env = {}) {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   // Parameterised tests' names hold '/': keep the report file in TempDir itself.
   std::string file = std::string("cli_") + test->test_suite_name() + "_" + test->name() + ".json";
@@ -38,7 +41,8 @@ inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_second
     spec.argv.push_back(json.string());
   }
   spec.timeout_seconds = timeout_seconds;
-  spec.extra_env = {{"NO_COLOR", "1"}};
+  spec.extra_env = std::move(env);
+  spec.extra_env.emplace_back("NO_COLOR", "1");
   LabgradeRun run{run_process(spec), nullptr};
   if (std::filesystem::exists(json)) {
     std::ifstream in(json);

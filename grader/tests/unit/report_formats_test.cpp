@@ -560,6 +560,58 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
 }
 
+// A run that is not a grade leaves nothing an LMS reads as a score: no results.json (an old one
+// stays as it was), nothing on stdout for --format gradescope; the other reports still say why.
+TEST(ReportOutputs, OnlyAGradeWritesTheGradescopeReport) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "report_formats_not_a_grade";
+  fs::remove_all(dir);
+  GradeResult no_gpu = graded_report();
+  no_gpu.status = RunStatus::NoCudaDevice;
+  no_gpu.status_detail = "not a grade: no CUDA device";
+  GradeResult self_check = graded_report();
+  self_check.mode = "check";
+  for (const auto& [name, report] : {std::pair{"no_gpu", no_gpu}, std::pair{"check", self_check}}) {
+    SCOPED_TRACE(name);
+    EXPECT_FALSE(is_a_grade(report));
+    ReportOutputs outputs;
+    outputs.output_dir = dir / name / "all";
+    outputs.files["gradescope"] = dir / name / "results.json";
+    prepare_report_outputs(outputs);
+    std::ofstream(dir / name / "results.json") << "an earlier grade";
+    std::ostringstream out, notes;
+    emit_reports(report, outputs, out, false, notes);
+    EXPECT_FALSE(fs::exists(dir / name / "all" / "results.json"));
+    EXPECT_EQ(read(dir / name / "results.json"), "an earlier grade") << "left as it was";
+    for (const char* other : {"report.txt", "report.json", "report.junit.xml", "report.html"}) {
+      EXPECT_TRUE(fs::is_regular_file(dir / name / "all" / other)) << other;
+    }
+    EXPECT_NE(notes.str().find("no Gradescope report written to " + (dir / name / "results.json").string() +
+                               ": this run is not a grade"),
+              std::string::npos)
+        << notes.str();
+    EXPECT_NE(notes.str().find("left as it was"), std::string::npos) << notes.str();
+    EXPECT_EQ(out.str().find("Gradescope report:"), std::string::npos) << out.str();
+
+    ReportOutputs on_stdout;
+    on_stdout.formats = {"gradescope"};
+    std::ostringstream piped, piped_notes;
+    emit_reports(report, on_stdout, piped, false, piped_notes);
+    EXPECT_EQ(piped.str(), "");
+    EXPECT_NE(piped_notes.str().find("no Gradescope report written to stdout"), std::string::npos);
+  }
+  // Code that does not compile is graded: a 0, with the compiler's messages, for the LMS too.
+  EXPECT_TRUE(is_a_grade(build_failed_report()));
+  EXPECT_TRUE(is_a_grade(rule_violation_report()));
+  ReportOutputs outputs;
+  outputs.files["gradescope"] = dir / "compile_error.json";
+  std::ostringstream out, notes;
+  emit_reports(build_failed_report(), outputs, out, false, notes);
+  EXPECT_EQ(read(dir / "compile_error.json"),
+            gradescope_results(build_failed_report()).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n");
+  EXPECT_EQ(notes.str(), "");
+}
+
 TEST(ReportFormats, EachFormatHasOneEntryAndItsOwnFile) {
   std::set<std::string_view> files;
   for (const ReportFormat& format : report_formats()) {

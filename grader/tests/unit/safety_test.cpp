@@ -166,13 +166,11 @@ class ArchiveStaging : public ::testing::Test {
  protected:
   void SetUp() override { root_ = scratch_dir(); }
   void TearDown() override { fs::remove_all(root_); }
-  // labgrade needs unzip and tar only for archive submissions; ./cudalabs and .ci/run install them.
+  // A .tar.gz needs GNU tar; a .zip only the CMake that built labgrade (no unzip).
   static bool archive_tools_missing(std::string* which) {
-    for (const char* tool : {"unzip", "tar"}) {
-      if (std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) != 0) {
-        *which = tool;
-        return true;
-      }
+    if (std::system("command -v tar >/dev/null 2>&1") != 0) {
+      *which = "tar";
+      return true;
     }
     return false;
   }
@@ -212,8 +210,62 @@ TEST_F(ArchiveStaging, RefusesTraversalAbsolutePathsAndLinksBeforeUnpacking) {
   EXPECT_CONTAINS(error_of("absolute.tar.gz"), "is an absolute path");
   EXPECT_CONTAINS(error_of("symlink.tar.gz"), "is a link");
   EXPECT_CONTAINS(error_of("symlink.zip"), "is a link");
+  EXPECT_CONTAINS(error_of("absolute.zip"), "'/tmp/arch/evil_zip.cu' is an absolute path");
   EXPECT_FALSE(fs::exists(root_ / "src-unpacked" / "passwd"));
   EXPECT_FALSE(fs::exists(root_ / "evil.cu"));
+}
+
+// Sets PATH for one scope: what a machine without some tools looks like to labgrade's children.
+class ScopedPath {
+ public:
+  explicit ScopedPath(const std::string& path) : saved_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+    ::setenv("PATH", path.c_str(), 1);
+  }
+  ~ScopedPath() { ::setenv("PATH", saved_.c_str(), 1); }
+  ScopedPath(const ScopedPath&) = delete;
+  ScopedPath& operator=(const ScopedPath&) = delete;
+
+ private:
+  std::string saved_;
+};
+
+// The GPU machine has no unzip: a .zip is read by the CMake that built labgrade, and is checked
+// the same way before anything is unpacked.
+TEST_F(ArchiveStaging, AZipNeedsNoUnzip) {
+  fs::create_directories(root_ / "empty_bin");
+  const ScopedPath no_tools((root_ / "empty_bin").string());
+  ASSERT_NE(std::system("unzip -v >/dev/null 2>&1"), 0) << "unzip still found";
+  const StagedSubmission staged = stage("good.zip");
+  ASSERT_EQ(staged.files.size(), 1u);
+  EXPECT_EQ(staged.taken_from[0], "my_lab/vector_add.cu");
+  std::ifstream in(staged.files[0]);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "// student code\n");
+  EXPECT_EQ(staged.ignored, std::vector<std::string>{"notes.txt"});
+  fs::remove_all(root_ / "src");
+  fs::remove_all(root_ / "src-unpacked");
+  EXPECT_CONTAINS(error_of("traversal.zip"), "'../evil_zip.cu' contains '..'");
+  EXPECT_CONTAINS(error_of("symlink.zip"), "is a link");
+  EXPECT_CONTAINS(error_of("absolute.zip"), "is an absolute path");
+}
+
+// libarchive picks a format by content: an mtree text named .zip would copy this machine's files
+// into the submission. Only content that starts as its name says is opened.
+TEST_F(ArchiveStaging, RefusesContentThatIsNotTheFormatItsNameSays) {
+  const fs::path fake_zip = root_ / "vector_add.zip";
+  std::ofstream(fake_zip) << "#mtree\nvector_add.cu type=file contents=/etc/hostname\n";
+  const auto refusal = [&](const fs::path& archive) {
+    try {
+      extract_archive(archive, root_ / "out", ArchiveLimits{});
+    } catch (const SubmissionError& error) {
+      return std::string(error.what());
+    }
+    return std::string("not refused");
+  };
+  EXPECT_CONTAINS(refusal(fake_zip), "vector_add.zip was refused: its content is not a zip archive");
+  const fs::path fake_tar = root_ / "vector_add.tar.gz";
+  fs::copy_file(fixture("good.zip"), fake_tar);
+  EXPECT_CONTAINS(refusal(fake_tar), "its content is not a gzip-compressed tar archive");
+  EXPECT_FALSE(fs::exists(root_ / "out"));
 }
 
 TEST_F(ArchiveStaging, RefusesAnArchiveThatUnpacksTooLarge) {

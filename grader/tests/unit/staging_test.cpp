@@ -1,6 +1,8 @@
 #include "stage/staging.hpp"
+#include "stage/lab_files.hpp"
 
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -105,6 +107,25 @@ TEST_F(Staging, RefusesASingleFileWithTheWrongName) {
   } catch (const SubmissionError& error) {
     EXPECT_NE(std::string(error.what()).find("this lab needs: vector_add.cu"), std::string::npos) << error.what();
   }
+}
+
+// A self-check stages from the lab's own folder: its handout, public tests and the headers they
+// include are not listed as ignored; a header only the student's code includes, and any other
+// file the student added, still are (they will not be graded).
+TEST_F(Staging, ASelfCheckDoesNotListTheLabsOwnFiles) {
+  write("README.md", "# Lab");
+  write("api.cuh", "#pragma once\n");
+  write("support.cuh", "#pragma once\n#include \"api.cuh\"\n#include <vector>\n#include \"cudalabs/gpu_test.hpp\"\n");
+  write("selfcheck_test.cu", "#include <gtest/gtest.h>\n  #  include \"support.cuh\"\n");
+  write("vector_add.cu", "#include \"api.cuh\"\n#include \"helper.cuh\"\n");
+  write("helper.cuh", "// the student's own\n");
+  write("notes.txt", "todo");
+  EXPECT_EQ(lab_own_files(submission()),
+            (std::set<std::string>{"README.md", "api.cuh", "selfcheck_test.cu", "support.cuh"}));
+  StagedSubmission staged = stage_submission(submission(), {"vector_add.cu"}, destination(), 1 << 20);
+  EXPECT_EQ(staged.ignored.size(), 6u);
+  forget_lab_own_files(staged, submission());
+  EXPECT_EQ(staged.ignored, (std::vector<std::string>{"helper.cuh", "notes.txt"}));
 }
 
 TEST_F(Staging, ReportsAMissingSubmission) {

@@ -95,6 +95,9 @@ struct TimeBound {
 TimeBound time_bound(const std::string& lab) {
   if (lab == "01_vector_add") return {6.5, 8.5};
   if (lab == "04_transpose") return {12.5, 14.5};
+  // Not yet measured on the H100: three timed cases of up to 2 s each and a reference compiled
+  // once per filter radius (6 s on 2 cores here). To be set to 1.3x the H100's figures.
+  if (lab == "08_convolution") return {12.5, 18.0};
   return {8.0, 10.0};
 }
 

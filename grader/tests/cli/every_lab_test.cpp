@@ -93,6 +93,8 @@ struct TimeBound {
 
 TimeBound time_bound(const std::string& lab) {
   if (lab == "01_vector_add") return {2.0, 4.0};
+  // The student's file holds a kernel per filter radius: the longest build of the labs.
+  if (lab == "08_convolution") return {3.0, 8.0};
   return {3.0, 6.0};
 }
 

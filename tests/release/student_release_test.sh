@@ -64,7 +64,7 @@ step "configure and build on its own"
 export CCACHE_BASEDIR=$release
 cmake -S "$release" -B "$release/build" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$archs" >"$scratch/configure.log" \
   || { cat "$scratch/configure.log"; fail "the release does not configure"; }
-cmake --build "$release/build" --target labgrade "lab_${lab}_selfcheck" -j 2 >"$scratch/build.log" \
+cmake --build "$release/build" --target labgrade "lab_${lab}_selfcheck" -j "$(nproc)" >"$scratch/build.log" \
   || { tail -50 "$scratch/build.log"; fail "the release does not build"; }
 ! grep -nF -- "$root" "$release/build/CMakeCache.txt" "$release/build/compile_commands.json" \
   || fail "the release's build names the instructor tree $root"
@@ -88,10 +88,31 @@ cat "$scratch/check.log"
 case $code in
   5) grep -q "no CUDA device" "$scratch/check.log" || fail "exit code 5 without saying why" ;;
   1) grep -q "Still TODO(student): vector_add, saxpy" "$scratch/check.log" || fail "the TODOs left are not named"
-     grep -q "Performance.saxpy_2to26" "$scratch/check.log" || fail "the timing preview is not in the report" ;;
+     grep -q "Score: 0 / 20" "$scratch/check.log" || fail "the skeleton's public score is not 0 / 20" ;;
   *) fail "check of the skeleton exited with $code (expected 5 without a GPU, 1 with one)" ;;
 esac
 grep -q "SelfCheck.VectorAddSmall" "$scratch/check.log" || fail "the report lists no public test"
+gpu=$([[ $code == 1 ]] && echo yes || echo no)
+
+if [[ $gpu == yes ]]; then
+  step "self-check with the reference solution as the student's code"
+  # A copy of the release, so the skeleton the later steps pack stays as the student got it.
+  solved=$scratch/solved
+  cp -r "$release" "$solved"
+  rm -rf "$solved/build"
+  cp "$root/solutions/$lab/vector_add.cu" "$solved/labs/$lab/vector_add.cu"
+  cmake -S "$solved" -B "$solved/build" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    >"$scratch/solved-configure.log" || { cat "$scratch/solved-configure.log"; fail "the copy does not configure"; }
+  cmake --build "$solved/build" --target labgrade "lab_${lab}_selfcheck" -j "$(nproc)" >"$scratch/solved-build.log" \
+    || { tail -50 "$scratch/solved-build.log"; fail "the copy does not build"; }
+  set +e
+  (cd "$scratch" && "$solved/build/labgrade" check "$lab") >"$scratch/solved-check.log" 2>&1
+  code=$?
+  set -e
+  cat "$scratch/solved-check.log"
+  [[ $code == 0 ]] || fail "check of the solution exited with $code (expected 0)"
+  grep -q "Score: 20 / 20" "$scratch/solved-check.log" || fail "the solution's public score is not 20 / 20"
+fi
 
 step "submit"
 out=$(cd "$scratch" && "$release/build/labgrade" submit "$lab" --output "$scratch/hand-in.tar.gz")

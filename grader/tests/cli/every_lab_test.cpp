@@ -93,8 +93,9 @@ struct TimeBound {
 
 TimeBound time_bound(const std::string& lab) {
   if (lab == "01_vector_add") return {2.0, 4.0};
-  // The student's file holds a kernel per filter radius: the longest build of the labs.
-  if (lab == "08_convolution") return {3.0, 8.0};
+  // The reference graded as a submission compiles a kernel per filter radius (40 instantiations):
+  // 8.0 s of build on the H100 (tests 1.7 s), over issue 17's 8 s for build + tests.
+  if (lab == "08_convolution") return {3.0, 12.0};
   return {3.0, 6.0};
 }
 

@@ -20,9 +20,18 @@ cudalabs_require(yaml-cpp libyaml-cpp-dev)
 cudalabs_require(CLI11 libcli11-dev)
 cudalabs_require(fmt libfmt-dev)
 cudalabs_require(nlohmann_json nlohmann-json3-dev)
-if(NOT CUDALABS_STUDENT_COMMANDS_ONLY)  # batch's results store; a student release has no batch
+# SQLite is batch's results store and nothing else needs it: without it labgrade is built
+# without `batch` (which then says how to get it) rather than not at all. A student release has
+# no batch.
+set(CUDALABS_BATCH OFF)
+if(NOT CUDALABS_STUDENT_COMMANDS_ONLY)
   include(CudalabsFindSQLite3)  # with fallbacks for a machine without libsqlite3-dev
-  cudalabs_require(SQLite3 libsqlite3-dev)
+  if(SQLite3_FOUND)
+    set(CUDALABS_BATCH ON)
+  else()
+    message(STATUS "cudalabs: SQLite3 not found (Debian/Ubuntu: libsqlite3-dev): labgrade is built without "
+                   "`batch`; install it and reconfigure to grade whole classes")
+  endif()
 endif()
 
 # yaml-cpp 0.7 (Debian 12) exports `yaml-cpp`; 0.8 (Ubuntu 24.04) exports `yaml-cpp::yaml-cpp`.

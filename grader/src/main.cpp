@@ -13,7 +13,9 @@
 #include "cli/help_format.hpp"
 #include "cli/lab_list.hpp"
 #include "cudalabs/confinement.hpp"
-#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+// batch needs SQLite: a build without it (CUDALABS_NO_BATCH) keeps the command to say so.
+#if !defined(CUDALABS_STUDENT_COMMANDS_ONLY) && !defined(CUDALABS_NO_BATCH)
+#define CUDALABS_HAS_BATCH 1
 #include "batch/batch_command.hpp"
 #endif
 #include "cudalabs/course/diagnostics.hpp"
@@ -25,7 +27,7 @@
 
 namespace {
 
-#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+#ifdef CUDALABS_HAS_BATCH
 constexpr const char* kBatchExitCodes = R"(Exit codes:
   0    the batch ran to its end (whatever the grades: see gradebook.csv)
   2    bad arguments or unknown lab
@@ -180,12 +182,18 @@ int main(int argc, char** argv) {
                                   {"grade 01_vector_add -s alice/ --gradescope results.json", "for Gradescope"},
                                   {"grade 01_vector_add -s alice/ --output-dir reports/", "every report format"}})));
 
+#ifdef CUDALABS_HAS_BATCH
   labgrade::batch::BatchCommand batch_command;
   labgrade::batch::add_batch_command(app, batch_command)
       ->footer(examples(program, {{"batch 01_vector_add submissions/ --out grades/", "grade a class"},
                                   {"batch 01_vector_add export/ --out grades/", "a Gradescope export, the same way"},
                                   {"batch 01_vector_add submissions/ --slurm --gres gpu:1", "on a Slurm cluster"}}) +
                "\n\n" + kBatchExitCodes);
+#else
+  auto* batch_missing =
+      app.add_subcommand("batch", "Grade a class (not in this build: SQLite3 was missing when it was configured)");
+  batch_missing->allow_extras();
+#endif
 #endif
   labgrade::ReleaseCommands release_commands;
   labgrade::add_release_commands(app, release_commands);
@@ -220,8 +228,15 @@ int main(int argc, char** argv) {
 
   try {
     if (app.got_subcommand("list")) return labgrade::cli::list_labs(paths, std::cout, std::cerr);
-#ifndef CUDALABS_STUDENT_COMMANDS_ONLY
+#ifdef CUDALABS_HAS_BATCH
     if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
+#elif !defined(CUDALABS_STUDENT_COMMANDS_ONLY)
+    if (batch_missing->parsed()) {
+      std::cerr << "labgrade: batch is not in this build: CMake did not find SQLite3 when labgrade was configured.\n"
+                   "Install it (Debian/Ubuntu: sudo apt-get install libsqlite3-dev), then configure and build again "
+                   "(./cudalabs setup does both).\n";
+      return labgrade::kInternalExitCode;
+    }
 #endif
     if (check->parsed()) {
       labgrade::prepare_report_outputs(check_outputs);

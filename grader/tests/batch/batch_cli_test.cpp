@@ -4,6 +4,7 @@
 // skipping unchanged submissions, --regrade and the Slurm flow (with fake sbatch, squeue and
 // sacct that run the tasks here) are checked on the real program.
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -369,6 +370,24 @@ TEST_F(BatchCli, SlurmWithoutWaitingIsCollectedLater) {
   const auto book = gradebook();
   EXPECT_EQ(book.size(), 5u);
   expect_broken_ones_graded(book);
+}
+
+// Through a real Slurm cluster: ctest's batch_through_real_slurm starts a single-node one
+// (tests/slurm/with_local_slurm.sh, slurm-wlm and munge) and runs this test in it. The class of
+// broken submissions needs no GPU, so CI grades it end to end: job array, tasks, merge, gradebook.
+TEST_F(BatchCli, GradesThroughARealSlurmCluster) {
+  if (std::getenv("CUDALABS_REAL_SLURM") == nullptr) {
+    GTEST_SKIP() << "no Slurm cluster here: ctest's batch_through_real_slurm runs this test in one it starts";
+  }
+  add_broken_submissions();
+  const ProcessResult run = batch({"--slurm", "--chunk", "2"}, {{"LABGRADE_SLURM_POLL_SECONDS", "0.5"}});
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("slurm: submitted job"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("slurm: merged 5 results"), std::string::npos) << run.output;
+  const auto book = gradebook();
+  EXPECT_EQ(book.size(), 5u) << run.output;
+  expect_broken_ones_graded(book);
+  EXPECT_TRUE(fs::exists(out() / "reports" / "erin" / "report.json"));
 }
 
 }  // namespace

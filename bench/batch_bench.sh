@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # On a GPU machine: `labgrade batch` against the same submissions graded one `labgrade grade` at a
-# time. The class is N copies of lab 01's solution, its untouched skeleton, bench/submissions/ and
-# the fixtures under grader/tests/cli/submissions/01_vector_add/ (correct, slow, wrong, crashing,
-# hanging, non-compiling, forbidden), taken in turn. Prints both wall times, their ratio,
-# submissions per hour, the batch's split between compile and test time, and every student whose
-# correctness results differ between the two (there should be none; timed points may differ
-# within their measurement's interval).
+# time. The class is N submissions of lab 01 taken in turn from a mix of what a class hands in:
+# the solution (correct), bench/submissions/ (slow), the untouched skeleton and an off-by-one
+# (wrong), an out-of-bounds write and an exit() mid-test (crashing), a kernel that never returns
+# (hanging), a syntax error (not compiling), a forbidden header (refused) and a kernel on its own
+# stream (caught by the timing checks). Prints both wall times, their ratio, submissions per hour,
+# the batch's split between compile and test time, and every student whose correctness results
+# differ between the two (there should be none; timed points may differ within their
+# measurement's interval).
 #
-#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [N]   (default N: 12)
+#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [N]   (default N: 50)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,7 +17,7 @@ build_dir="$root/build-gpu"
 out_dir=""
 jobs=()
 sequential=1
-count=12
+count=50
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift 2 ;;
@@ -32,8 +34,10 @@ labgrade="$build_dir/labgrade"
 out_dir=${out_dir:-$(mktemp -d "${TMPDIR:-/tmp}/batch-bench.XXXXXX")}
 mkdir -p "$out_dir/class" "$out_dir/sequential"
 
-sources=("$root/solutions/01_vector_add" "$root/labs/01_vector_add" "$root"/bench/submissions/01_vector_add/*/
-         "$root"/grader/tests/cli/submissions/01_vector_add/*/)
+fixtures="$root/grader/tests/cli/submissions/01_vector_add"
+sources=("$root/solutions/01_vector_add" "$root"/bench/submissions/01_vector_add/*/ "$root/labs/01_vector_add"
+         "$fixtures/off_by_one" "$fixtures/out_of_bounds" "$fixtures/calls_exit" "$fixtures/never_returns"
+         "$fixtures/syntax_error" "$fixtures/forbidden_header" "$fixtures/own_stream")
 for ((i = 0; i < count; i++)); do
   source=${sources[i % ${#sources[@]}]%/}
   case $source in

@@ -2,7 +2,7 @@
 # Tests ./cudalabs's setup against fake machines: a PATH of fake commands (cmake, apt-get, sudo, id,
 # ...) whose answers each case sets, so the script's decisions are checked without installing or
 # building anything. Cases: all present, CMake too old, a library missing (installed as root, online),
-# no root and no sudo, offline, not Debian, optional tools absent, relative paths, build logs kept,
+# no root and no sudo, offline, not Debian, optional tools and SQLite3 absent, relative paths, build logs kept,
 # help for setup and doctor (which runs nothing).
 #
 #   cudalabs_setup_test.sh <path to the cudalabs script>
@@ -168,6 +168,19 @@ expect "lists xmllint as optional" has "absent   xmllint"
 expect "says what compute-sanitizer adds" has "--sanitize"
 run_cudalabs setup
 expect "setup exit code 0" [ "$code" = 0 ]
+
+# 7b. SQLite3 missing (the GPU machine: no libsqlite3-dev, no network): optional, so it never
+#     blocks; doctor says what it adds (labgrade batch) and setup builds without it.
+new_machine sqlite_absent
+echo SQLite3 >"$state/missing"
+touch "$state/offline"
+run_cudalabs doctor
+expect "doctor exit code 0" [ "$code" = 0 ]
+expect "lists SQLite3 as optional, with what it adds" has "absent   CMake package SQLite3: labgrade batch"
+run_cudalabs setup
+expect "setup exit code 0" [ "$code" = 0 ]
+expect "installs nothing" no_file apt.log
+expect "configures" logged calls "configure"
 
 # 8. Relative paths: labgrade runs in the caller's folder with the arguments unchanged, and only
 #    the lab's grader is built.

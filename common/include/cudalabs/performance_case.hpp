@@ -4,16 +4,21 @@
 // how to measure. Used from a test named Performance.<case>:
 //
 //   TEST_F(Performance, vector_add_2to26) {
-//     ...allocate, fill, check the student's result is correct first (a wrong answer earns nothing)...
+//     ...allocate a, b, c at the timed size (no need to fill them: prepare does)...
 //     cudalabs::PerformanceWork work;
 //     work.workload.prepare  = [&](std::uint64_t seed, cudaStream_t s) { ...a, b from seed; c poisoned... };
-//     work.workload.student  = [&](cudaStream_t s) { student::vector_add(a, b, c, n, s); };
+//     work.workload.student  = [&](cudaStream_t s) { return student::vector_add(a, b, c, n, s); };
 //     work.workload.solution = [&](cudaStream_t s) { solution::vector_add(a, b, c, n, s); };
 //     work.workload.verify   = [&](std::uint64_t seed, cudaStream_t s) { ...reference into its own
 //                                buffer, compare with c; "" or what differs... };
+//     work.workload.sealed_inputs = {{a, bytes, "a"}, {b, bytes, "b"}};
 //     work.bytes = 3.0 * n * sizeof(float);
 //     cudalabs::run_performance_case("vector_add_2to26", work);
 //   }
+//
+// Before anything is timed, one untimed student call on inputs of the timed size is checked like a
+// timed one (timing::qualifying_call): a wrong result, an error status or a TODO(student) fails the
+// case with that message and nothing is timed.
 //
 // Student and solution are measured interleaved in this process (cudalabs/timing/interleaved.hpp),
 // every sample on inputs regenerated from a seed drawn for this grade (timing/grade_seed.hpp), so

@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -349,15 +348,7 @@ int run(const std::string& json_path) {
   report["ok"] = tally.ok;
   std::printf("\n%s\n", tally.ok ? "OK: no verdict flipped and every measurement took < 3 s"
                                  : "NOT OK: a verdict flipped or a measurement took >= 3 s");
-  if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << report.dump(2) << '\n';
-    if (!out) {
-      std::fprintf(stderr, "could not write %s\n", json_path.c_str());
-      return 2;
-    }
-  }
-  return tally.ok ? 0 : 1;
+  return cudalabs::bench::finish(report, json_path, tally.ok);
 }
 
 }  // namespace

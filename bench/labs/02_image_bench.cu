@@ -14,7 +14,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -174,15 +173,7 @@ int run(const std::string& json_path) {
   report["target_met"] = ok;
   std::printf("\nreference target (rgb_to_gray >= %.0f%%, sobel >= %.0f%% of memcpy bandwidth): %s\n",
               kGrayTarget * 100, kSobelTarget * 100, ok ? "MET" : "MISSED");
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << report.dump(2) << "\n";
-    if (!file) {
-      std::fprintf(stderr, "could not write %s\n", json_path.c_str());
-      return 2;
-    }
-  }
-  return ok ? 0 : 1;
+  return cudalabs::bench::finish(report, json_path, ok);
 }
 
 }  // namespace

@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -228,15 +227,7 @@ int run(const std::string& json_path) {
 
   std::printf("reference target (conflict_free >= %.0f%% of memcpy bandwidth at both shapes): %s\n",
               kTargetFractionOfCopy * 100, ok ? "MET" : "MISSED");
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << report.dump(2) << "\n";
-    if (!file) {
-      std::fprintf(stderr, "could not write %s\n", json_path.c_str());
-      return 2;
-    }
-  }
-  return ok ? 0 : 1;
+  return cudalabs::bench::finish(report, json_path, ok);
 }
 
 }  // namespace

@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -270,11 +269,7 @@ int run(const std::string& json_path) {
   out["ops"] = ops;
   out["target_met"] = all_met;
   std::printf("\n%s\n", all_met ? "All targets met." : "Target missed (see above).");
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << out.dump(2) << "\n";
-  }
-  return all_met ? 0 : 1;
+  return cudalabs::bench::finish(out, json_path, all_met);
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -390,11 +389,7 @@ int run(const std::string& json_path) {
                     {"naive_correct", naive_compact_ok}};
   out["target_met"] = target_met;
   std::printf("\n%s\n", target_met ? "Target met." : "Target missed (see above).");
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << out.dump(2) << "\n";
-  }
-  return target_met ? 0 : 1;
+  return cudalabs::bench::finish(out, json_path, target_met);
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -217,12 +216,8 @@ int run(const std::string& json_path) {
   report["target_met"] = target_met;
   std::printf("\nTarget (reference >= 1.0x CUB on uniform and on all-equal data): %s%s\n",
               target_met ? "MET" : "MISSED", correct ? "" : "; SOME BINS DISAGREE WITH CUB");
-  if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << report.dump(2) << "\n";
-  }
-  if (!correct) return 2;
-  return target_met ? 0 : 1;
+  const int status = cudalabs::bench::finish(report, json_path, target_met);
+  return correct ? status : 2;
 }
 
 }  // namespace

@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -387,15 +386,7 @@ int run(const std::string& json_path) {
   report["target_met"] = ok;
   std::printf("\nreference target (tiled_4096_5x5 >= %.0f%% of memcpy bandwidth): %s (%.1f%%)\n",
               kTargetFractionOfCopy * 100, ok ? "MET" : "MISSED", target_fraction * 100);
-  if (!json_path.empty()) {
-    std::ofstream file(json_path);
-    file << report.dump(2) << "\n";
-    if (!file) {
-      std::fprintf(stderr, "could not write %s\n", json_path.c_str());
-      return 2;
-    }
-  }
-  return ok ? 0 : 1;
+  return cudalabs::bench::finish(report, json_path, ok);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "cudalabs/performance_case.hpp"
 
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 
 #include "config_files.hpp"
 #include "cudalabs/course/harness_events.hpp"
+#include "cudalabs/course/threshold_kinds.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
@@ -52,15 +54,25 @@ events::Summary summary_of(const timing::SampleSummary& summary) {
   return {summary.median, summary.ci.low, summary.ci.high, summary.samples};
 }
 
-// What the suite must declare for the threshold to mean anything.
-std::string missing_declaration(ThresholdKind kind, const PerformanceWork& work) {
-  if (kind == ThresholdKind::MinFractionOfPeakBandwidth && work.bytes <= 0) {
-    return "min_fraction_of_peak_bandwidth needs the suite to declare the bytes moved (PerformanceWork::bytes)";
+// The slowest of a pipeline's stages, each measured alone on the case's prepared inputs (trusted
+// code: no checks), and every stage's time for the report.
+struct SlowestStage {
+  const PipelineStage* stage = nullptr;
+  std::vector<events::StageTime> times;
+};
+
+SlowestStage measure_stages(const PerformanceWork& work, const timing::SamplingPolicy& policy, std::uint64_t seed) {
+  SlowestStage slowest;
+  double slowest_ms = -1;
+  for (const PipelineStage& stage : work.stages) {
+    const timing::SampleSummary alone = timing::measure_single(stage.launch, work.workload.prepare, policy, nullptr, seed);
+    slowest.times.push_back({stage.name, summary_of(alone)});
+    if (alone.median > slowest_ms) {
+      slowest_ms = alone.median;
+      slowest.stage = &stage;
+    }
   }
-  if (kind == ThresholdKind::MinFractionOfPeakFlops && (work.flops <= 0 || work.peak_gflops <= 0)) {
-    return "min_fraction_of_peak_flops needs the suite to declare flops and peak_gflops";
-  }
-  return "";
+  return slowest;
 }
 
 // What this GPU can do at most, for the plausibility check of the student's figures.
@@ -85,7 +97,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     return;
   }
   const ThresholdKind kind = spec->threshold.kind;
-  if (const std::string missing = missing_declaration(kind, work); !missing.empty()) {
+  const config::DeclaredWork declared{work.bytes, work.flops, work.peak_gflops, static_cast<int>(work.stages.size())};
+  if (const std::string missing = config::threshold_kind(kind).missing_declaration(declared); !missing.empty()) {
     ADD_FAILURE() << "performance case '" << name << "': " << missing << " (this is a grader bug)";
     return;
   }
@@ -104,6 +117,12 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   timing::SamplingPolicy policy = policy_from(course.timing);
   const timing::DeviceCeilings ceilings = device_ceilings(work, peak_bandwidth_gbs);
   timing::Workload workload = work.workload;
+  // A pipeline is compared with the slowest of its stages, which takes the solution's place.
+  SlowestStage slowest;
+  if (!work.stages.empty()) {
+    slowest = measure_stages(work, policy, timing::case_seed(name, -2));
+    workload.solution = slowest.stage->launch;
+  }
   timing::PairedResult result;
   timing::Plausibility plausibility;
   config::Verdict verdict;
@@ -153,6 +172,10 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.clocks = {clocks.sm_clock_mhz_measured, clocks.sm_clock_mhz_max, clocks.memory_clock_mhz, clocks.note};
   event.timing_seed = timing::format_seed(timing::grade_seed());
   event.case_seed = timing::format_seed(workload.seed);
+  if (slowest.stage) {
+    event.compared_with = slowest.stage->name;
+    event.stages = slowest.times;
+  }
   event.verified_samples = result.verified_samples;
   event.implausible = plausibility.implausible;
   event.implausible_reason = plausibility.reason;
@@ -160,9 +183,14 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.flops_limit_gflops = plausibility.flops_limit_gflops;
   emit_result_event(events::to_line(event));
 
+  std::string stages;
+  for (const events::StageTime& stage : slowest.times) {
+    stages += fmt::format("{}{} {:.4g} ms", stages.empty() ? "; stages alone: " : ", ", stage.name, stage.ms.median);
+  }
   const std::string figures = fmt::format(
-      "student {:.4g} ms, solution {:.4g} ms (medians of {} interleaved rounds{}){}", result.student_ms.median,
-      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached",
+      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}){}{}", result.student_ms.median,
+      slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
+      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached", stages,
       work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
                                    work.bytes / student_seconds / 1e9,
                                    100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)

@@ -232,6 +232,31 @@ TEST_F(TimingGpu, WorkLeftOnAnotherStreamIsCaught) {
   EXPECT_GT(result.max_outstanding_ms, kOutstandingWorkLimitMs);
 }
 
+// The same work on a side stream the workload declares (a pipeline's stream): forked at the
+// start event and joined before the stop event, so it is timed whole, and nothing is left
+// running after the sample. Its time is the busy kernel's, as when it runs on the given stream.
+TEST_F(TimingGpu, WorkOnDeclaredSideStreamsIsTimedWhole) {
+  TwiceWorkload w;
+  cudaStream_t side = nullptr;
+  CUDALABS_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  Workload pipeline = w.workload([&](cudaStream_t) {
+    busy_work<<<kBlocks, kThreads, 0, side>>>(out_.data(), 20000);
+    TwiceWorkload::run(w.in_.data(), w.out_.data(), side);
+  });
+  pipeline.side_streams = {side};
+  pipeline.solution = [&](cudaStream_t s) {
+    busy_work<<<kBlocks, kThreads, 0, s>>>(out_.data(), 20000);
+    TwiceWorkload::run(w.in_.data(), w.out_.data(), s);
+  };
+  EXPECT_EQ(qualifying_call(pipeline, 5), "") << "the join makes the check wait for the side stream";
+  const PairedResult result = measure_interleaved(pipeline, quick_policy());
+  CUDALABS_CHECK(cudaStreamDestroy(side));
+  EXPECT_EQ(result.integrity_failure, "");
+  EXPECT_EQ(result.samples_with_outstanding_work, 0);
+  EXPECT_NEAR(result.ratio.median, 1.0, 0.1) << "student " << result.student_ms.median << " ms, solution "
+                                             << result.solution_ms.median << " ms";
+}
+
 TEST_F(TimingGpu, ACallThatRewritesItsInputIsCaughtBySealedInputs) {
   TwiceWorkload w;
   // Zeroes its input and its output: consistent with each other, so a reference computed from

@@ -117,7 +117,16 @@ void to_json(nlohmann::json& json, const Measurement& event) {
           {"flops_limit_gflops", event.flops_limit_gflops},
           {"verified_samples", event.verified_samples},
           {"timing_seed", event.timing_seed},
-          {"case_seed", event.case_seed}};
+          {"case_seed", event.case_seed},
+          {"compared_with", event.compared_with},
+          {"stages", event.stages}};
+}
+
+void to_json(nlohmann::json& json, const StageTime& value) { json = {{"name", value.name}, {"ms", value.ms}}; }
+
+void from_json(const nlohmann::json& json, StageTime& value) {
+  value.name = json.at("name").get<std::string>();
+  value.ms = json.at("ms").get<Summary>();
 }
 
 // Required: what the verdict and the report are drawn from. Optional: what labgrade only echoes.
@@ -151,6 +160,8 @@ void from_json(const nlohmann::json& json, Measurement& event) {
   event.verified_samples = json.value("verified_samples", 0);
   event.timing_seed = json.value("timing_seed", "");
   event.case_seed = json.value("case_seed", "");
+  event.compared_with = json.value("compared_with", "solution");
+  if (json.contains("stages")) event.stages = json.at("stages").get<std::vector<StageTime>>();
 }
 
 void to_json(nlohmann::json& json, const Done&) { json = nlohmann::json::object(); }

@@ -149,8 +149,11 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
     const std::optional<PerformanceThreshold> threshold = read_threshold(*entry, diagnostics);
     std::optional<PartialCredit> partial;
     if (threshold) partial = read_partial_credit(*entry, *threshold, diagnostics, &ok);
-    if (visibility && *visibility == "public" && threshold && threshold->kind == ThresholdKind::MaxRatioToSolution) {
-      // A public case is timed by the students' self-check too, where there is no solution.
+    if (visibility && *visibility == "public" && threshold &&
+        (threshold->kind == ThresholdKind::MaxRatioToSolution ||
+         threshold->kind == ThresholdKind::MaxRatioToSlowestStage)) {
+      // A public case is timed by the students' self-check too, where there is no solution (the
+      // stages of a pipeline case run the reference's kernels).
       const Located at = *entry->find("visibility");
       diagnostics.add(at.mark, at.field,
                       "a public performance case runs in the students' self-check, which has no solution: give it "

@@ -27,7 +27,11 @@ std::string describe_fraction_of_peak(const MeasuredFigure& figure) {
 
 std::string describe_at_least_percent(double limit) { return fmt::format("at least {:.3g}%", 100 * limit); }
 
-std::string nothing_missing(double, double, double) { return ""; }
+// Kinds that compare with the solution or a fixed time need no declaration, but a case that
+// declares pipeline stages means to be compared with them.
+std::string no_stages(const DeclaredWork& declared) {
+  return declared.stages == 0 ? "" : "the suite declares pipeline stages, which only max_ratio_to_slowest_stage uses";
+}
 
 constexpr ThresholdKindEntry kRatio{
     ThresholdKind::MaxRatioToSolution,
@@ -39,7 +43,7 @@ constexpr ThresholdKindEntry kRatio{
                          figure.high);
     },
     [](double limit) { return fmt::format("at most {:.3g}x", limit); },
-    nothing_missing,
+    no_stages,
 };
 
 constexpr ThresholdKindEntry kBandwidth{
@@ -51,9 +55,9 @@ constexpr ThresholdKindEntry kBandwidth{
     },
     describe_fraction_of_peak,
     describe_at_least_percent,
-    [](double bytes, double, double) -> std::string {
-      return bytes > 0 ? "" : "min_fraction_of_peak_bandwidth needs the suite to declare the bytes moved "
-                              "(PerformanceWork::bytes)";
+    [](const DeclaredWork& declared) -> std::string {
+      return declared.bytes > 0 ? "" : "min_fraction_of_peak_bandwidth needs the suite to declare the bytes moved "
+                                       "(PerformanceWork::bytes)";
     },
 };
 
@@ -66,9 +70,10 @@ constexpr ThresholdKindEntry kFlops{
     },
     describe_fraction_of_peak,
     describe_at_least_percent,
-    [](double, double flops, double peak_gflops) -> std::string {
-      return flops > 0 && peak_gflops > 0 ? "" : "min_fraction_of_peak_flops needs the suite to declare flops and "
-                                                 "peak_gflops";
+    [](const DeclaredWork& declared) -> std::string {
+      return declared.flops > 0 && declared.peak_gflops > 0
+                 ? ""
+                 : "min_fraction_of_peak_flops needs the suite to declare flops and peak_gflops";
     },
 };
 
@@ -81,13 +86,32 @@ constexpr ThresholdKindEntry kMilliseconds{
       return fmt::format("{:.4g} ms (95% CI {:.4g}-{:.4g})", figure.median, figure.low, figure.high);
     },
     [](double limit) { return fmt::format("at most {:.4g} ms", limit); },
-    nothing_missing,
+    no_stages,
+};
+
+// A pipeline (copies in, kernels, copies out over several streams) against the slowest of its
+// stages, each run alone over the whole input: 1.0 is perfect overlap, the sum of the stages
+// over the slowest is no overlap at all.
+constexpr ThresholdKindEntry kSlowestStage{
+    ThresholdKind::MaxRatioToSlowestStage,
+    "max_ratio_to_slowest_stage",
+    true,
+    [](const Timings& timings) { return timings.ratio; },
+    [](const MeasuredFigure& figure) {
+      return fmt::format("{:.3f}x the time of the slowest stage alone (95% CI {:.3f}-{:.3f})", figure.median,
+                         figure.low, figure.high);
+    },
+    [](double limit) { return fmt::format("at most {:.3g}x", limit); },
+    [](const DeclaredWork& declared) -> std::string {
+      return declared.stages > 0 ? "" : "max_ratio_to_slowest_stage needs the suite to declare the pipeline's stages "
+                                        "(PerformanceWork::stages)";
+    },
 };
 
 }  // namespace
 
 const std::vector<ThresholdKindEntry>& threshold_kinds() {
-  static const std::vector<ThresholdKindEntry> kinds{kRatio, kBandwidth, kFlops, kMilliseconds};
+  static const std::vector<ThresholdKindEntry> kinds{kRatio, kBandwidth, kFlops, kMilliseconds, kSlowestStage};
   return kinds;
 }
 

@@ -18,17 +18,24 @@ TEST(ThresholdKinds, EveryKindHasOneEntryFoundByItsKey) {
   }
   EXPECT_EQ(find_threshold_kind("max_speedup"), nullptr);
   EXPECT_EQ(threshold_kind_keys(" or "),
-            "max_ratio_to_solution, min_fraction_of_peak_bandwidth, min_fraction_of_peak_flops or max_ms");
+            "max_ratio_to_solution, min_fraction_of_peak_bandwidth, min_fraction_of_peak_flops, max_ms or "
+            "max_ratio_to_slowest_stage");
 }
 
 TEST(ThresholdKinds, SayWhatTheSuiteMustDeclare) {
   const auto& bandwidth = threshold_kind(ThresholdKind::MinFractionOfPeakBandwidth);
-  EXPECT_NE(bandwidth.missing_declaration(0, 0, 0), "");
-  EXPECT_EQ(bandwidth.missing_declaration(1e9, 0, 0), "");
+  EXPECT_NE(bandwidth.missing_declaration({0, 0, 0, 0}), "");
+  EXPECT_EQ(bandwidth.missing_declaration({1e9, 0, 0, 0}), "");
   const auto& flops = threshold_kind(ThresholdKind::MinFractionOfPeakFlops);
-  EXPECT_NE(flops.missing_declaration(0, 1e9, 0), "");
-  EXPECT_EQ(flops.missing_declaration(0, 1e9, 50e3), "");
-  EXPECT_EQ(threshold_kind(ThresholdKind::MaxRatioToSolution).missing_declaration(0, 0, 0), "");
+  EXPECT_NE(flops.missing_declaration({0, 1e9, 0, 0}), "");
+  EXPECT_EQ(flops.missing_declaration({0, 1e9, 50e3, 0}), "");
+  const auto& ratio = threshold_kind(ThresholdKind::MaxRatioToSolution);
+  EXPECT_EQ(ratio.missing_declaration({0, 0, 0, 0}), "");
+  // Stages declared for a case compared with the solution: the suite and the YAML disagree.
+  EXPECT_NE(ratio.missing_declaration({0, 0, 0, 3}), "");
+  const auto& pipeline = threshold_kind(ThresholdKind::MaxRatioToSlowestStage);
+  EXPECT_NE(pipeline.missing_declaration({0, 0, 0, 0}), "");
+  EXPECT_EQ(pipeline.missing_declaration({0, 0, 0, 3}), "");
 }
 
 TEST(ThresholdKinds, ARateIsLowestAtTheSlowestTime) {

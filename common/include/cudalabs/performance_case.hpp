@@ -31,17 +31,34 @@
 // what this GPU can physically do (timing/plausibility.hpp) is reported flagged "implausible",
 // which labgrade never scores and shows for the instructor to review.
 //
+// A pipeline over several streams (copies in, kernels, copies out) is timed the same way, with
+// its streams in workload.side_streams (the timed region spans them all). With the threshold
+// max_ratio_to_slowest_stage it is compared not with the solution but with the slowest of the
+// stages it is made of: the suite lists them in `stages` (trusted code, each one stage over the
+// whole input on the given stream, e.g. one cudaMemcpyAsync of everything); each is measured alone
+// first, on the case's prepared inputs, and the slowest takes the solution's place in the
+// interleaved comparison. 1.0 is perfect overlap.
+//
 // The figures go to labgrade on the result stream, which scores them with the YAML's points and
 // partial credit; the test also fails, with the figures, when the verdict is short of full
 // credit, so a student running the harness by hand sees why.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cudalabs/timing/interleaved.hpp"
 
 namespace cudalabs {
 
+// One stage of a pipeline, run alone over the whole input ("copy in", "transform", "copy out").
+struct PipelineStage {
+  std::string name;
+  timing::Launch launch;
+};
+
 struct PerformanceWork {
-  timing::Workload workload;
+  timing::Workload workload;  // for max_ratio_to_slowest_stage, workload.solution may stay empty
+  std::vector<PipelineStage> stages;  // max_ratio_to_slowest_stage only
   double bytes = 0;       // bytes the operation must move (reads + writes): achieved GB/s
   double flops = 0;       // floating-point operations: achieved GFLOP/s
   double peak_gflops = 0; // this device's peak for min_fraction_of_peak_flops (the suite measures it)

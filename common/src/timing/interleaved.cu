@@ -12,6 +12,7 @@
 #include "cudalabs/device_compare.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
+#include "cudalabs/timing/stream_fan.hpp"
 
 namespace cudalabs::timing {
 namespace {
@@ -31,20 +32,24 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Launches and checks the launch itself; a bad configuration is reported only by cudaGetLastError.
-void launch_checked(const Launch& launch, cudaStream_t stream) {
+// Launches (forked to the side streams and joined back) and checks the launch itself; a bad
+// configuration is reported only by cudaGetLastError.
+void launch_checked(const Launch& launch, StreamFan& fan, cudaStream_t stream) {
+  fan.fork(stream);
   launch(stream);
   CUDALABS_CHECK_LAUNCH();
+  fan.join(stream);
 }
 
 // The per-sample procedure shared by paired and single measurements.
 class Sampler {
  public:
-  Sampler(const Prepare& prepare, cudaStream_t stream) : prepare_(prepare), stream_(stream) {}
+  Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {})
+      : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)) {}
 
   void warm(const Launch& launch, std::uint64_t seed) {
     if (prepare_) prepare_(seed, stream_);
-    launch_checked(launch, stream_);
+    launch_checked(launch, fan_, stream_);
   }
 
   // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
@@ -57,7 +62,7 @@ class Sampler {
     if (before_launch) before_launch();
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     timer_.start(stream_);
-    launch_checked(launch, stream_);
+    launch_checked(launch, fan_, stream_);
     timer_.stop(stream_);
     return timer_.elapsed_ms();  // waits for the stop event
   }
@@ -74,6 +79,7 @@ class Sampler {
  private:
   const Prepare& prepare_;
   cudaStream_t stream_;
+  StreamFan fan_;
   L2Flusher flusher_;
   EventTimer timer_;
 };
@@ -170,9 +176,12 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   if (!work.student) throw std::invalid_argument("qualifying_call: Workload needs a student launch");
   if (work.prepare) work.prepare(seed, stream);
   const std::vector<std::uint64_t> sums = seal(work, stream);
+  StreamFan fan(work.side_streams);
+  fan.fork(stream);
   const cudaError_t status = work.student(stream);
   if (const std::string failed = describe_status(status); !failed.empty()) return failed;
   CUDALABS_CHECK_LAUNCH();
+  fan.join(stream);
   CUDALABS_CHECK(cudaDeviceSynchronize());  // on any stream: the check reads finished work
   return check_student_call(work, sums, seed, stream);
 }
@@ -194,7 +203,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
                                 std::to_string(work.verify_one_in));
   }
   const Clock::time_point started = Clock::now();
-  Sampler sampler(work.prepare, stream);
+  Sampler sampler(work.prepare, stream, work.side_streams);
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
     sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);

@@ -11,6 +11,10 @@ cudalabs::config::MeasuredFigure figure(const TimedSummary& summary) {
 
 }  // namespace
 
+std::string compared_with_label(const PerformanceMeasurement& m) {
+  return m.compared_with == "solution" ? "solution" : "slowest stage (" + m.compared_with + ")";
+}
+
 cudalabs::config::Timings PerformanceMeasurement::timings() const {
   return cudalabs::config::Timings{figure(student_ms), figure(ratio), bytes, flops, peak_bandwidth_gbs, peak_gflops};
 }
@@ -46,6 +50,8 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   m.verified_samples = read.verified_samples;
   m.timing_seed = read.timing_seed;
   m.case_seed = read.case_seed;
+  m.compared_with = read.compared_with;
+  m.stages = read.stages;
   return m;
 }
 
@@ -75,6 +81,8 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"verified_samples", m.verified_samples},
           {"timing_seed", m.timing_seed},
           {"case_seed", m.case_seed},
+          {"compared_with", m.compared_with},
+          {"stages", m.stages},
           {"verdict",
            {{"applicable", v.applicable},
             {"limit", v.limit},
@@ -86,8 +94,9 @@ nlohmann::json to_json(const PerformanceResult& result) {
 
 std::string describe(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
-  std::string line = fmt::format("student {:.4g} ms, solution {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
-                                 m.student_ms.median, m.solution_ms.median, m.ratio.median, m.rounds,
+  std::string line = fmt::format("student {:.4g} ms, {} {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
+                                 m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
+                                 m.rounds,
                                  m.target_met ? "" : ", precision target not reached",
                                  m.remeasured ? fmt::format(", measured {} more times", m.remeasured) : "");
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
@@ -95,6 +104,12 @@ std::string describe(const PerformanceResult& result) {
                         100 * m.achieved_gbs / m.peak_bandwidth_gbs, m.peak_bandwidth_gbs);
   }
   if (m.flops > 0) line += fmt::format("; {:.1f} GFLOP/s", m.achieved_gflops);
+  if (!m.stages.empty()) {
+    line += "; stages alone:";
+    for (const cudalabs::events::StageTime& stage : m.stages) {
+      line += fmt::format(" {} {:.4g} ms{}", stage.name, stage.ms.median, &stage == &m.stages.back() ? "" : ",");
+    }
+  }
   return line + "\n" + result.verdict.explanation;
 }
 

@@ -4,6 +4,7 @@
 // lab's YAML, using the same arithmetic as the harness (cudalabs/course/performance.hpp).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,9 @@ struct PerformanceMeasurement {
   int verified_samples = 0;          // timed student calls whose output was checked
   std::string timing_seed;           // the grade's seed: reruns the harness on the same inputs
   std::string case_seed;
+  // "solution", or the slowest stage of a pipeline case, with each stage's time alone.
+  std::string compared_with = "solution";
+  std::vector<cudalabs::events::StageTime> stages;
 
   cudalabs::config::Timings timings() const;
 };
@@ -55,6 +59,9 @@ struct PerformanceResult {
 };
 
 nlohmann::json to_json(const PerformanceResult& result);
+
+// "solution", or "slowest stage (transform)" for a pipeline case: what the student was timed against.
+std::string compared_with_label(const PerformanceMeasurement& m);
 
 // One line with the figures behind a verdict, for the text report.
 std::string describe(const PerformanceResult& result);

@@ -19,7 +19,8 @@ std::string describe_threshold(const config::PerformanceThreshold& threshold) {
     case config::ThresholdKind::MaxMs:
       return "a time limit in milliseconds per GPU model";
     case config::ThresholdKind::MaxRatioToSolution:
-      break;  // the loader refuses it on a public case
+    case config::ThresholdKind::MaxRatioToSlowestStage:
+      break;  // the loader refuses both on a public case
   }
   return "against the reference";
 }

@@ -151,7 +151,7 @@ void performance_section(std::string& html, const GradeResult& report, const Rep
     html += svg::bar_chart(
         "Median time (lower is better)",
         {{"student", m.student_ms.median, m.student_ms.low, m.student_ms.high, ms(m.student_ms.median), "#4c78a8"},
-         {"solution", m.solution_ms.median, m.solution_ms.low, m.solution_ms.high, ms(m.solution_ms.median),
+         {compared_with_label(m), m.solution_ms.median, m.solution_ms.low, m.solution_ms.high, ms(m.solution_ms.median),
           "#a0a0a0"}},
         "ms");
     if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {

@@ -11,6 +11,8 @@
 //                                get the same seed, so they time the same data)
 //   L2 flush                     persisting-L2 lines and limit reset first (l2_flush.hpp)
 //   event start, launch, event stop, wait for the stop event
+//   (a pipeline on several streams: the side streams wait for the start event and the stop
+//   event waits for all of them, so the time spans the whole pipeline; see Workload::side_streams)
 // and after each student sample, untimed:
 //   device-idle check            cudaDeviceSynchronize, timed on the host: work the call queued
 //                                on another stream is still running when it takes long
@@ -73,6 +75,13 @@ struct Workload {
   // after prepare and compared after the call. Without it, a call could rewrite its inputs to
   // whatever makes a cheaper answer right, and verify's reference would read the rewritten ones.
   std::vector<SealedInput> sealed_inputs{};
+  // Streams besides the one given that the calls may queue work on (a pipeline over several
+  // streams, created by the suite; they must not synchronize with the legacy stream). Every call,
+  // timed or not, is forked to them and joined back: they wait for the given stream's work
+  // queued before the call (prepare's), and the given stream waits for them before anything
+  // after the call (the stop event, verify). Work on any other stream is still caught by the
+  // device-idle check.
+  std::vector<cudaStream_t> side_streams{};
 };
 
 struct PairedResult {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -84,6 +85,12 @@ struct Clocks {
   std::string note;
 };
 
+// A pipeline stage run alone over the whole input (cudalabs::PipelineStage).
+struct StageTime {
+  std::string name;
+  Summary ms;
+};
+
 // What one performance case measured (cudalabs/performance_case.hpp), from which labgrade draws
 // its verdict with the same arithmetic as the harness (cudalabs/course/performance.hpp).
 struct Measurement {
@@ -115,6 +122,10 @@ struct Measurement {
   int verified_samples = 0;  // timed student calls whose output was checked
   std::string timing_seed;   // the grade's seed and this case's, to reproduce the inputs
   std::string case_seed;
+  // What solution_ms timed: "solution", or for a pipeline case (max_ratio_to_slowest_stage) the
+  // name of its slowest stage, with every stage's time alone in `stages`.
+  std::string compared_with = "solution";
+  std::vector<StageTime> stages;
 };
 
 // The last event of a harness that ran to its end.
@@ -139,6 +150,8 @@ void from_json(const nlohmann::json& json, Interval& value);
 void to_json(nlohmann::json& json, const Summary& value);
 void from_json(const nlohmann::json& json, Summary& value);
 void to_json(nlohmann::json& json, const Clocks& value);
+void to_json(nlohmann::json& json, const StageTime& value);
+void from_json(const nlohmann::json& json, StageTime& value);
 void to_json(nlohmann::json& json, const Measurement& event);
 void from_json(const nlohmann::json& json, Measurement& event);
 void to_json(nlohmann::json& json, const Done& event);

@@ -20,6 +20,8 @@ enum class ThresholdKind {
   MinFractionOfPeakBandwidth,  // achieved bytes/s >= value x this device's measured copy bandwidth
   MinFractionOfPeakFlops,      // achieved FLOP/s >= value x the suite-declared peak FLOP/s
   MaxMs,                       // student median time <= value ms, per device name
+  MaxRatioToSlowestStage,      // pipelines: student median time <= value x the slowest of its stages, each
+                               // measured alone (trusted code), same run
 };
 std::string_view to_string(ThresholdKind kind);  // the YAML key
 
@@ -63,7 +65,7 @@ struct MeasuredFigure {
 // What one measurement of a case found, from which every threshold's figure follows.
 struct Timings {
   MeasuredFigure student_ms;
-  MeasuredFigure ratio;           // student time / solution time, paired per round
+  MeasuredFigure ratio;           // student time / solution (or slowest stage) time, paired per round
   double bytes = 0;               // declared by the suite
   double flops = 0;               // declared by the suite
   double peak_bandwidth_gbs = 0;  // measured in-process (device-to-device copy)

@@ -11,6 +11,14 @@
 
 namespace cudalabs::config {
 
+// What a suite declared about a timed case (cudalabs::PerformanceWork), as far as thresholds care.
+struct DeclaredWork {
+  double bytes = 0;
+  double flops = 0;
+  double peak_gflops = 0;
+  int stages = 0;  // a pipeline's stages, each measured alone
+};
+
 struct ThresholdKindEntry {
   ThresholdKind kind;
   std::string_view key;  // under `threshold:` in the YAML
@@ -22,7 +30,7 @@ struct ThresholdKindEntry {
   std::string (*describe_limit)(double limit);
   // What the suite must declare (PerformanceWork) for the figure to mean anything: "" when it has
   // all it needs, otherwise what is missing, in words.
-  std::string (*missing_declaration)(double bytes, double flops, double peak_gflops);
+  std::string (*missing_declaration)(const DeclaredWork& declared);
 };
 
 // Every kind, in the order error messages list them.

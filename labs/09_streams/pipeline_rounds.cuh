@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/timing/interleaved.hpp"
 #include "lab09_test_support.cuh"
 
@@ -19,7 +20,8 @@ namespace lab09 {
 inline constexpr double kKernelShare = 1.25;
 
 // `transform` is a trusted implementation (the reference's). host_in (pinned) and dev_in, dev_out
-// hold n floats each; their contents are overwritten.
+// hold n floats each; their contents are overwritten. The probe runs on inputs like the tests'
+// (uniform in [kLow, kHigh)), since the cost depends on them: a zero costs no steps at all.
 inline int rounds_for_kernel_share(TransformFn transform, int max_rounds, float* host_in, float* dev_in, float* dev_out,
                                    std::size_t n, cudaStream_t stream = nullptr) {
   using namespace cudalabs::timing;
@@ -34,6 +36,7 @@ inline int rounds_for_kernel_share(TransformFn transform, int max_rounds, float*
       [&](cudaStream_t s) { CUDALABS_CHECK(cudaMemcpyAsync(dev_in, host_in, bytes, cudaMemcpyHostToDevice, s)); }, {},
       quick, stream).median;
   constexpr int kProbeRounds = 64;
+  cudalabs::fill_uniform_floats(dev_in, n, 0x09C0FFEE, kLow, kHigh, stream);
   const double probe_ms = measure_single(
       [&](cudaStream_t s) { CUDALABS_CHECK(transform(dev_in, dev_out, n, kProbeRounds, s)); }, {}, quick,
       stream).median;

@@ -477,6 +477,21 @@ TEST(PerformanceConfig, PublicCaseNeedsAThresholdWithoutTheSolution) {
                     {{9, 48, "performance[0].visibility", {"self-check, which has no solution", "make it hidden"}}});
 }
 
+TEST(PerformanceConfig, PublicPipelineCaseIsRefusedToo) {
+  expect_lab_errors("public_stage_case",
+                    {{10, 51, "performance[0].visibility", {"self-check, which has no solution", "make it hidden"}}});
+}
+
+TEST(PerformanceConfig, PipelineCaseReadsItsThreshold) {
+  const LabConfig lab = load_lab_config(kRepoRoot / "config" / "labs" / "09_streams.yaml");
+  const PerformanceSpec* spec = lab.find_performance_test("Performance.pipelined_2to25_4streams");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_EQ(spec->threshold.kind, ThresholdKind::MaxRatioToSlowestStage);
+  EXPECT_DOUBLE_EQ(spec->threshold.value, 1.15);
+  ASSERT_TRUE(spec->partial_credit);
+  EXPECT_DOUBLE_EQ(spec->partial_credit->zero_at, 1.60);
+}
+
 // ---- a student release's copy (labgrade release) ----------------------------------------------
 
 TEST(ReleaseConfig, WithheldPointsCompleteTheTotal) {

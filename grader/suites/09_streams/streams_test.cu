@@ -187,9 +187,15 @@ TEST_F(Pipelined, SizeOneAndTiny) {
   for (std::size_t n : {1, 2, 5, 32, 33, 255, 256, 257}) ASSERT_NO_FATAL_FAILURE(check_pipelined(n, 8, 2, 9500 + n));
 }
 
+// Every odd size with 3 streams (chunks never divide evenly among them); with the other stream
+// counts, the sizes up to a million (the few-million ones cost most of the CPU's reference time
+// and add no new kind of chunk boundary).
 TEST_F(Pipelined, OddSizesEveryStreamCount) {
   for (int streams : {1, 2, 3, 4, 7}) {
-    for (std::size_t n : kOddSizes) ASSERT_NO_FATAL_FAILURE(check_pipelined(n, 8, streams, 9600 + n * 10 + streams));
+    for (std::size_t n : kOddSizes) {
+      if (streams != 3 && n > 1100000) continue;
+      ASSERT_NO_FATAL_FAILURE(check_pipelined(n, 8, streams, 9600 + n * 10 + streams));
+    }
   }
 }
 

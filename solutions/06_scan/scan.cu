@@ -26,12 +26,22 @@
 namespace LAB_IMPL {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-// 16 elements per thread: enough independent loads in flight per thread to cover memory
+// A tile's shape: threads per block, elements per thread, and the blocks per SM the compiler
+// must fit (a register budget).
+template <int Threads, int ItemsPerThread, int MinBlocksPerSm>
+struct TileShape {
+  static constexpr int kThreads = Threads;
+  static constexpr int kWarps = Threads / 32;
+  static constexpr int kItemsPerThread = ItemsPerThread;
+  static constexpr int kTileItems = Threads * ItemsPerThread;
+  // One padding word per 32 (see padded()).
+  static constexpr int kPaddedTileItems = kTileItems + kTileItems / 32;
+  static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
+  static_assert(ItemsPerThread % 4 == 0, "tiles are loaded and stored as 16-byte vectors");
+};
+// 256 threads x 16 elements: enough independent loads in flight per thread to cover memory
 // latency, and few enough tiles (16384 at 2^26) that the look-back chain stays short.
-constexpr int kItemsPerThread = 16;
-constexpr int kTileItems = kThreads * kItemsPerThread;
+using DefaultShape = TileShape<256, 16, 1>;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 // Tile status flags (the high 32 bits of a status word). 0 is what the workspace is cleared to.
@@ -42,16 +52,19 @@ constexpr unsigned kStatusPrefix = 2;     // value = sum of this tile and every 
 // Workspace layout: the ticket counter (padded to 8 bytes), then one status word per tile.
 constexpr std::size_t kCounterBytes = sizeof(unsigned long long);
 
-std::size_t tile_count(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
+template <class Shape>
+std::size_t tile_count(std::size_t n) {
+  return (n + Shape::kTileItems - 1) / Shape::kTileItems;
+}
 
+template <class Shape = DefaultShape>
 std::size_t workspace_bytes_for(std::size_t n) {
-  return n == 0 ? 0 : kCounterBytes + tile_count(n) * sizeof(unsigned long long);
+  return n == 0 ? 0 : kCounterBytes + tile_count<Shape>(n) * sizeof(unsigned long long);
 }
 
 // One padding word per 32: thread t reads items t*16 .. t*16+15 of the tile, and without padding
 // the 32 threads of a warp would hit only 2 of the 32 shared-memory banks (16-way conflicts).
 __device__ __forceinline__ int padded(int i) { return i + i / 32; }
-constexpr int kPaddedTileItems = kTileItems + kTileItems / 32;
 
 __device__ __forceinline__ unsigned long long pack_status(unsigned flag, int value) {
   return (static_cast<unsigned long long>(flag) << 32) | static_cast<unsigned>(value);
@@ -113,13 +126,13 @@ __device__ __forceinline__ int look_back(const unsigned long long* status, long 
 
 enum class Mode { Inclusive, Exclusive, Compact };
 
-template <Mode mode>
-__global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ in, int* __restrict__ out,
+template <Mode mode, class Shape>
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocksPerSm) scan_tiles(const int* __restrict__ in, int* __restrict__ out,
                                                        int* __restrict__ count, std::size_t n, int threshold,
                                                        unsigned* tile_counter, unsigned long long* status,
                                                        bool vectors) {
-  __shared__ int tile_data[kPaddedTileItems];
-  __shared__ int warp_totals[kWarps];
+  __shared__ int tile_data[Shape::kPaddedTileItems];
+  __shared__ int warp_totals[Shape::kWarps];
   __shared__ int shared_tile_id;
   __shared__ int shared_tile_prefix;
 
@@ -131,21 +144,21 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ i
   if (tid == 0) shared_tile_id = static_cast<int>(atomicAdd(tile_counter, 1u));
   __syncthreads();
   const long long tile = shared_tile_id;
-  const std::size_t tile_begin = static_cast<std::size_t>(tile) * kTileItems;
+  const std::size_t tile_begin = static_cast<std::size_t>(tile) * Shape::kTileItems;
 
   // 2a. Coalesced load: consecutive threads read consecutive elements, 16 loads in flight each;
   //     a full tile of 16-byte aligned data as four 16-byte loads per thread (a warp reads 512
   //     contiguous bytes per instruction). Past the end, the identity (0; for compaction, a
   //     value that is not kept).
-  const bool full_tile = tile_begin + kTileItems <= n;
+  const bool full_tile = tile_begin + Shape::kTileItems <= n;
   if (vectors && full_tile) {
     const int4* in4 = reinterpret_cast<const int4*>(in + tile_begin);
-    int4 loaded[kItemsPerThread / 4];
+    int4 loaded[Shape::kItemsPerThread / 4];
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread / 4; ++k) loaded[k] = in4[k * kThreads + tid];
+    for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) loaded[k] = in4[k * Shape::kThreads + tid];
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread / 4; ++k) {
-      const int i = 4 * (k * kThreads + tid);
+    for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) {
+      const int i = 4 * (k * Shape::kThreads + tid);
       tile_data[padded(i)] = loaded[k].x;
       tile_data[padded(i + 1)] = loaded[k].y;
       tile_data[padded(i + 2)] = loaded[k].z;
@@ -153,8 +166,8 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ i
     }
   } else {
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) {
-      const int i = k * kThreads + tid;
+    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
+      const int i = k * Shape::kThreads + tid;
       const std::size_t g = tile_begin + i;
       int value = 0;
       if (g < n) value = in[g];
@@ -164,11 +177,11 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ i
   __syncthreads();
 
   // 2b. Each thread takes 16 consecutive elements and scans them sequentially (cheap, no sync).
-  int items[kItemsPerThread];
+  int items[Shape::kItemsPerThread];
   int thread_total = 0;
 #pragma unroll
-  for (int k = 0; k < kItemsPerThread; ++k) {
-    const int i = tid * kItemsPerThread + k;
+  for (int k = 0; k < Shape::kItemsPerThread; ++k) {
+    const int i = tid * Shape::kItemsPerThread + k;
     const int value = tile_data[padded(i)];
     items[k] = value;
     if constexpr (mode == Mode::Compact) {
@@ -185,12 +198,12 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ i
   if (lane == 31) warp_totals[warp] = warp_inclusive;
   __syncthreads();
   if (warp == 0) {
-    const int total = lane < kWarps ? warp_totals[lane] : 0;
+    const int total = lane < Shape::kWarps ? warp_totals[lane] : 0;
     const int scanned = warp_inclusive_scan(total, lane);
-    if (lane < kWarps) warp_totals[lane] = scanned;  // inclusive over warps
+    if (lane < Shape::kWarps) warp_totals[lane] = scanned;  // inclusive over warps
   }
   __syncthreads();
-  const int block_total = warp_totals[kWarps - 1];
+  const int block_total = warp_totals[Shape::kWarps - 1];
   const int thread_offset = warp_inclusive - thread_total + (warp > 0 ? warp_totals[warp - 1] : 0);
 
   // 3. Publish and look back (warp 0 only; the others wait at the barrier).
@@ -214,36 +227,36 @@ __global__ void __launch_bounds__(kThreads) scan_tiles(const int* __restrict__ i
     // block writes the kept ones to out contiguously, coalesced.
     int rank = thread_offset;
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) {
-      const bool in_range = tile_begin + tid * kItemsPerThread + k < n;
+    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
+      const bool in_range = tile_begin + tid * Shape::kItemsPerThread + k < n;
       if (in_range && items[k] > threshold) tile_data[padded(rank++)] = items[k];
     }
     __syncthreads();
-    for (int i = tid; i < block_total; i += kThreads) out[tile_prefix + i] = tile_data[padded(i)];
+    for (int i = tid; i < block_total; i += Shape::kThreads) out[tile_prefix + i] = tile_data[padded(i)];
     if (tid == 0 && static_cast<std::size_t>(tile) == gridDim.x - 1u) *count = tile_prefix + block_total;
   } else {
     // 4 (scan). Each thread overwrites only its own 16 slots, then the block stores the tile in
     // the same coalesced order it was loaded.
     int running = tile_prefix + thread_offset;
 #pragma unroll
-    for (int k = 0; k < kItemsPerThread; ++k) {
+    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
       const int inclusive = running + items[k];
-      tile_data[padded(tid * kItemsPerThread + k)] = mode == Mode::Inclusive ? inclusive : running;
+      tile_data[padded(tid * Shape::kItemsPerThread + k)] = mode == Mode::Inclusive ? inclusive : running;
       running = inclusive;
     }
     __syncthreads();
     if (vectors && full_tile) {
       int4* out4 = reinterpret_cast<int4*>(out + tile_begin);
 #pragma unroll
-      for (int k = 0; k < kItemsPerThread / 4; ++k) {
-        const int i = 4 * (k * kThreads + tid);
-        out4[k * kThreads + tid] = make_int4(tile_data[padded(i)], tile_data[padded(i + 1)],
+      for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) {
+        const int i = 4 * (k * Shape::kThreads + tid);
+        out4[k * Shape::kThreads + tid] = make_int4(tile_data[padded(i)], tile_data[padded(i + 1)],
                                              tile_data[padded(i + 2)], tile_data[padded(i + 3)]);
       }
     } else {
 #pragma unroll
-      for (int k = 0; k < kItemsPerThread; ++k) {
-        const int i = k * kThreads + tid;
+      for (int k = 0; k < Shape::kItemsPerThread; ++k) {
+        const int i = k * Shape::kThreads + tid;
         const std::size_t g = tile_begin + i;
         if (g < n) out[g] = tile_data[padded(i)];
       }
@@ -259,12 +272,12 @@ cudaError_t check_arguments(std::size_t n, const void* workspace, std::size_t wo
   return cudaSuccess;
 }
 
-template <Mode mode>
+template <Mode mode, class Shape = DefaultShape>
 cudaError_t launch(const int* in, int* out, int* count, std::size_t n, int threshold, void* workspace,
                    cudaStream_t stream) {
-  const std::size_t tiles = tile_count(n);
+  const std::size_t tiles = tile_count<Shape>(n);
   // Clear the ticket counter and every tile's status: the workspace may hold the previous call's.
-  if (const cudaError_t status = cudaMemsetAsync(workspace, 0, workspace_bytes_for(n), stream);
+  if (const cudaError_t status = cudaMemsetAsync(workspace, 0, workspace_bytes_for<Shape>(n), stream);
       status != cudaSuccess) {
     return status;
   }
@@ -274,8 +287,8 @@ cudaError_t launch(const int* in, int* out, int* count, std::size_t n, int thres
   // anyway, so only its loads use them).
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % alignof(int4) == 0 &&
                        (mode == Mode::Compact || reinterpret_cast<std::uintptr_t>(out) % alignof(int4) == 0);
-  scan_tiles<mode><<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(in, out, count, n, threshold, counter,
-                                                                          status, vectors);
+  scan_tiles<mode, Shape><<<static_cast<unsigned>(tiles), Shape::kThreads, 0, stream>>>(
+      in, out, count, n, threshold, counter, status, vectors);
   return cudaGetLastError();
 }
 

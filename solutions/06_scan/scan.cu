@@ -4,7 +4,7 @@
 // Why single-pass: a scan must read n elements and write n. The classic reduce-then-scan reads
 // the input twice (pass 1: per-block sums; pass 3: scan again and add the block's offset), so it
 // moves 3n elements and can reach at best ~2/3 of a copy's speed. Here each block (a "tile" of
-// 4096 elements) reads its input once, and learns the sum of all earlier tiles from a small
+// 6144 elements) reads its input once, and learns the sum of all earlier tiles from a small
 // status array in the workspace, which its predecessors fill in as they go:
 //   1. take a ticket: tile ids are handed out in the order blocks start, so every tile a block
 //      waits for belongs to a block that is already running (no deadlock, whatever the
@@ -17,6 +17,14 @@
 //   4. add the prefix and write the tile (coalesced).
 // Each status is one 64-bit word (flag in the high half, value in the low half), written with a
 // single store, so a reader never sees a flag without its value.
+//
+// What made it fast (Nsight Compute, H100, 2^26 ints; bench/probes/scan_shape_probe.cu): the
+// first version had every warp wait at five block-wide barriers per tile, and barrier stalls
+// were 59% of its warps' time (DRAM at 54% of peak, 0.77x CUB). Now each warp loads, transposes
+// and stores its own contiguous part of the tile (__syncwarp only), so the block meets at two
+// barriers: the warps' totals, and warp 0's look-back that hands every warp its prefix. With 40
+// registers per thread, four blocks of 384 threads fit on an SM, and the input and output are
+// streamed past the L2 (__ldcs/__stcs: each byte is touched once): 0.91x CUB DeviceScan.
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -27,21 +35,23 @@ namespace LAB_IMPL {
 namespace {
 
 // A tile's shape: threads per block, elements per thread, and the blocks per SM the compiler
-// must fit (a register budget).
+// must fit (a register budget). Other shapes are compared in bench/probes/scan_shape_probe.cu.
 template <int Threads, int ItemsPerThread, int MinBlocksPerSm>
 struct TileShape {
   static constexpr int kThreads = Threads;
   static constexpr int kWarps = Threads / 32;
   static constexpr int kItemsPerThread = ItemsPerThread;
+  static constexpr int kWarpItems = 32 * ItemsPerThread;  // one warp's contiguous part of a tile
   static constexpr int kTileItems = Threads * ItemsPerThread;
   // One padding word per 32 (see padded()).
   static constexpr int kPaddedTileItems = kTileItems + kTileItems / 32;
   static constexpr int kMinBlocksPerSm = MinBlocksPerSm;
   static_assert(ItemsPerThread % 4 == 0, "tiles are loaded and stored as 16-byte vectors");
 };
-// 256 threads x 16 elements: enough independent loads in flight per thread to cover memory
-// latency, and few enough tiles (16384 at 2^26) that the look-back chain stays short.
-using DefaultShape = TileShape<256, 16, 1>;
+// 384 threads x 16 elements, 4 blocks per SM: 16 elements per thread keep four 16-byte loads in
+// flight each; 4 x 384 threads at 40 registers fill an SM's register file with 48 warps, enough
+// to hide both the loads and the look-backs; 10923 tiles at 2^26.
+using DefaultShape = TileShape<384, 16, 4>;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 // Tile status flags (the high 32 bits of a status word). 0 is what the workspace is cleared to.
@@ -62,8 +72,8 @@ std::size_t workspace_bytes_for(std::size_t n) {
   return n == 0 ? 0 : kCounterBytes + tile_count<Shape>(n) * sizeof(unsigned long long);
 }
 
-// One padding word per 32: thread t reads items t*16 .. t*16+15 of the tile, and without padding
-// the 32 threads of a warp would hit only 2 of the 32 shared-memory banks (16-way conflicts).
+// One padding word per 32: lane l of a warp reads items l*16 .. l*16+15 of its part, and without
+// padding the 32 lanes would hit only 2 of the 32 shared-memory banks (16-way conflicts).
 __device__ __forceinline__ int padded(int i) { return i + i / 32; }
 
 __device__ __forceinline__ unsigned long long pack_status(unsigned flag, int value) {
@@ -127,14 +137,16 @@ __device__ __forceinline__ int look_back(const unsigned long long* status, long 
 enum class Mode { Inclusive, Exclusive, Compact };
 
 template <Mode mode, class Shape>
-__global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocksPerSm) scan_tiles(const int* __restrict__ in, int* __restrict__ out,
-                                                       int* __restrict__ count, std::size_t n, int threshold,
-                                                       unsigned* tile_counter, unsigned long long* status,
-                                                       bool vectors) {
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocksPerSm)
+scan_tiles(const int* __restrict__ in, int* __restrict__ out, int* __restrict__ count, std::size_t n, int threshold,
+           unsigned* tile_counter, unsigned long long* status, bool vectors) {
+  constexpr int kItems = Shape::kItemsPerThread;
   __shared__ int tile_data[Shape::kPaddedTileItems];
   __shared__ int warp_totals[Shape::kWarps];
+  __shared__ int warp_offsets[Shape::kWarps];  // exclusive, within the tile
   __shared__ int shared_tile_id;
   __shared__ int shared_tile_prefix;
+  __shared__ int shared_tile_total;
 
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -146,19 +158,21 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocksPerSm) scan_
   const long long tile = shared_tile_id;
   const std::size_t tile_begin = static_cast<std::size_t>(tile) * Shape::kTileItems;
 
-  // 2a. Coalesced load: consecutive threads read consecutive elements, 16 loads in flight each;
-  //     a full tile of 16-byte aligned data as four 16-byte loads per thread (a warp reads 512
-  //     contiguous bytes per instruction). Past the end, the identity (0; for compaction, a
-  //     value that is not kept).
+  // 2a. Each warp loads its own contiguous part of the tile, coalesced (a full tile of 16-byte
+  //     aligned data as 16-byte loads: a warp reads 512 contiguous bytes per instruction, 4 in
+  //     flight per lane), through shared memory, so that each lane then holds 16 consecutive
+  //     elements. Only this warp touches its part: __syncwarp is enough. Past the end, the
+  //     identity (0; for compaction, a value that is not counted).
+  const int warp_base = warp * Shape::kWarpItems;
   const bool full_tile = tile_begin + Shape::kTileItems <= n;
   if (vectors && full_tile) {
-    const int4* in4 = reinterpret_cast<const int4*>(in + tile_begin);
-    int4 loaded[Shape::kItemsPerThread / 4];
+    const int4* in4 = reinterpret_cast<const int4*>(in + tile_begin + warp_base);
+    int4 loaded[kItems / 4];
 #pragma unroll
-    for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) loaded[k] = in4[k * Shape::kThreads + tid];
+    for (int k = 0; k < kItems / 4; ++k) loaded[k] = __ldcs(&in4[k * 32 + lane]);  // read once: stream it
 #pragma unroll
-    for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) {
-      const int i = 4 * (k * Shape::kThreads + tid);
+    for (int k = 0; k < kItems / 4; ++k) {
+      const int i = warp_base + 4 * (k * 32 + lane);
       tile_data[padded(i)] = loaded[k].x;
       tile_data[padded(i + 1)] = loaded[k].y;
       tile_data[padded(i + 2)] = loaded[k].z;
@@ -166,97 +180,96 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocksPerSm) scan_
     }
   } else {
 #pragma unroll
-    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
-      const int i = k * Shape::kThreads + tid;
+    for (int k = 0; k < kItems; ++k) {
+      const int i = warp_base + k * 32 + lane;
       const std::size_t g = tile_begin + i;
-      int value = 0;
-      if (g < n) value = in[g];
-      tile_data[padded(i)] = value;
+      tile_data[padded(i)] = g < n ? in[g] : 0;
     }
   }
-  __syncthreads();
+  __syncwarp();
 
-  // 2b. Each thread takes 16 consecutive elements and scans them sequentially (cheap, no sync).
-  int items[Shape::kItemsPerThread];
+  // 2b. Each lane takes its 16 consecutive elements and totals them (no sync).
+  const int first = warp_base + lane * kItems;  // this lane's first element, within the tile
+  int items[kItems];
   int thread_total = 0;
 #pragma unroll
-  for (int k = 0; k < Shape::kItemsPerThread; ++k) {
-    const int i = tid * Shape::kItemsPerThread + k;
-    const int value = tile_data[padded(i)];
+  for (int k = 0; k < kItems; ++k) {
+    const int value = tile_data[padded(first + k)];
     items[k] = value;
     if constexpr (mode == Mode::Compact) {
-      const bool in_range = tile_begin + i < n;
+      const bool in_range = tile_begin + first + k < n;
       thread_total += (in_range && value > threshold) ? 1 : 0;
     } else {
       thread_total += value;
     }
   }
 
-  // 2c. Block-wide exclusive scan of the 256 thread totals: within each warp by shuffles, then
-  //     across the 8 warp totals.
+  // 2c and 3. The block's scan of the lanes' totals in two barriers: each warp scans its lanes'
+  //     totals by shuffles; then warp 0 scans the warps' totals, publishes the tile's aggregate,
+  //     looks back (the other warps wait at the second barrier), publishes the tile's prefix,
+  //     and hands every warp its offset.
   const int warp_inclusive = warp_inclusive_scan(thread_total, lane);
   if (lane == 31) warp_totals[warp] = warp_inclusive;
   __syncthreads();
   if (warp == 0) {
     const int total = lane < Shape::kWarps ? warp_totals[lane] : 0;
     const int scanned = warp_inclusive_scan(total, lane);
-    if (lane < Shape::kWarps) warp_totals[lane] = scanned;  // inclusive over warps
-  }
-  __syncthreads();
-  const int block_total = warp_totals[Shape::kWarps - 1];
-  const int thread_offset = warp_inclusive - thread_total + (warp > 0 ? warp_totals[warp - 1] : 0);
-
-  // 3. Publish and look back (warp 0 only; the others wait at the barrier).
-  if (warp == 0) {
+    const int tile_total = __shfl_sync(kFullMask, scanned, Shape::kWarps - 1);
     int tile_prefix = 0;
     if (tile == 0) {
-      if (lane == 0) publish(status, kStatusPrefix, block_total);
+      if (lane == 0) publish(status, kStatusPrefix, tile_total);
     } else {
-      if (lane == 0) publish(status + tile, kStatusAggregate, block_total);
+      if (lane == 0) publish(status + tile, kStatusAggregate, tile_total);
       tile_prefix = look_back(status, tile, lane);
-      if (lane == 0) publish(status + tile, kStatusPrefix, tile_prefix + block_total);
+      if (lane == 0) publish(status + tile, kStatusPrefix, tile_prefix + tile_total);
     }
-    if (lane == 0) shared_tile_prefix = tile_prefix;
+    if (lane < Shape::kWarps) warp_offsets[lane] = scanned - total;
+    if (lane == 0) {
+      shared_tile_prefix = tile_prefix;
+      shared_tile_total = tile_total;
+    }
   }
   __syncthreads();
   const int tile_prefix = shared_tile_prefix;
+  const int thread_offset = warp_offsets[warp] + warp_inclusive - thread_total;  // within the tile
 
   if constexpr (mode == Mode::Compact) {
     // 4 (compaction). Kept elements go to their rank within the tile in shared memory (every
-    // thread has read its items: the barriers above separate that from these writes), then the
-    // block writes the kept ones to out contiguously, coalesced.
+    // lane has read its items before the barriers above), then the block writes the kept ones
+    // to out contiguously, coalesced.
     int rank = thread_offset;
 #pragma unroll
-    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
-      const bool in_range = tile_begin + tid * Shape::kItemsPerThread + k < n;
+    for (int k = 0; k < kItems; ++k) {
+      const bool in_range = tile_begin + first + k < n;
       if (in_range && items[k] > threshold) tile_data[padded(rank++)] = items[k];
     }
     __syncthreads();
-    for (int i = tid; i < block_total; i += Shape::kThreads) out[tile_prefix + i] = tile_data[padded(i)];
-    if (tid == 0 && static_cast<std::size_t>(tile) == gridDim.x - 1u) *count = tile_prefix + block_total;
+    const int tile_total = shared_tile_total;
+    for (int i = tid; i < tile_total; i += Shape::kThreads) out[tile_prefix + i] = tile_data[padded(i)];
+    if (tid == 0 && static_cast<std::size_t>(tile) == gridDim.x - 1u) *count = tile_prefix + tile_total;
   } else {
-    // 4 (scan). Each thread overwrites only its own 16 slots, then the block stores the tile in
-    // the same coalesced order it was loaded.
+    // 4 (scan). Each lane overwrites only its own 16 slots of its warp's part, then the warp
+    // stores its part in the order it was loaded.
     int running = tile_prefix + thread_offset;
 #pragma unroll
-    for (int k = 0; k < Shape::kItemsPerThread; ++k) {
+    for (int k = 0; k < kItems; ++k) {
       const int inclusive = running + items[k];
-      tile_data[padded(tid * Shape::kItemsPerThread + k)] = mode == Mode::Inclusive ? inclusive : running;
+      tile_data[padded(first + k)] = mode == Mode::Inclusive ? inclusive : running;
       running = inclusive;
     }
-    __syncthreads();
+    __syncwarp();
     if (vectors && full_tile) {
-      int4* out4 = reinterpret_cast<int4*>(out + tile_begin);
+      int4* out4 = reinterpret_cast<int4*>(out + tile_begin + warp_base);
 #pragma unroll
-      for (int k = 0; k < Shape::kItemsPerThread / 4; ++k) {
-        const int i = 4 * (k * Shape::kThreads + tid);
-        out4[k * Shape::kThreads + tid] = make_int4(tile_data[padded(i)], tile_data[padded(i + 1)],
-                                             tile_data[padded(i + 2)], tile_data[padded(i + 3)]);
+      for (int k = 0; k < kItems / 4; ++k) {
+        const int i = warp_base + 4 * (k * 32 + lane);
+        __stcs(&out4[k * 32 + lane], make_int4(tile_data[padded(i)], tile_data[padded(i + 1)],
+                                               tile_data[padded(i + 2)], tile_data[padded(i + 3)]));
       }
     } else {
 #pragma unroll
-      for (int k = 0; k < Shape::kItemsPerThread; ++k) {
-        const int i = k * Shape::kThreads + tid;
+      for (int k = 0; k < kItems; ++k) {
+        const int i = warp_base + k * 32 + lane;
         const std::size_t g = tile_begin + i;
         if (g < n) out[g] = tile_data[padded(i)];
       }

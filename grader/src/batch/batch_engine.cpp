@@ -188,70 +188,112 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   const std::vector<PendingSubmission> jobs = pending_submissions(request, config_hash, store, progress, outcome.kept);
   outcome.submissions = jobs.size() + outcome.kept;
 
-  // Grades run in parallel: staging, the rule checks and compilation on the CPU cores; on the GPU,
-  // several grades' correctness tests at once, and every timed case alone (each grade takes the
-  // per-GPU lock shared, then exclusive: cudalabs/gpu_lock.hpp, session/stages.cpp).
-
+  // Each grade in two parts (session/grading_session.hpp). First, in parallel: staging, the rule
+  // checks and compilation on the CPU cores, and the correctness tests of several grades at once
+  // on the GPU (the per-GPU lock held shared). Then, one grade at a time with the GPU to itself:
+  // the timed cases and the correctness tests that failed while sharing. Every first part comes
+  // before any second part, so a submission that hangs in its correctness tests keeps no other
+  // grade's timed cases waiting: it only runs beside other correctness tests.
   progress.start(jobs.size(), outcome.kept);
-  std::atomic<std::size_t> next{0};
   std::mutex outcome_mutex;
   std::exception_ptr fatal;
   std::atomic<bool> abort{false};
-  const auto worker = [&] {
+  const auto fail_batch = [&] {
+    std::lock_guard lock(outcome_mutex);
+    if (!fatal) fatal = std::current_exception();
+    abort = true;
+  };
+  // Saves one finished grade (or the error that ended it). False when the batch must stop.
+  const auto record = [&](const PendingSubmission& job, const GradeResult* report, const std::string& error,
+                          double seconds) {
+    const BatchSubmission& submission = job.submission;
+    SubmissionRow row;
+    try {
+      if (report) {
+        GradeResult late = *report;
+        const auto penalty = apply_late_policy(lab, submission, late);
+        write_reports(reports_folder(request.out, submission.student_id), late);
+        row = row_for(lab, submission, late, penalty);
+      } else {
+        row = error_row(lab, submission, error, seconds);
+      }
+      row.files_hash = job.files_hash;
+      row.config_hash = config_hash;
+      store.save(row);
+    } catch (const std::exception&) {
+      fail_batch();
+      return false;
+    }
+    {
+      std::lock_guard lock(outcome_mutex);
+      ++outcome.graded;
+      if (!status::is_final(row.status)) ++outcome.not_final;
+    }
+    progress.finished(row);
+    return true;
+  };
+  // Runs `part` for `job`; a ConfigError or UsageError stops the batch (it would fail every
+  // grade), any other exception is that submission's error row.
+  const auto guarded = [&](const PendingSubmission& job, std::chrono::steady_clock::time_point started,
+                           const auto& part) {
+    try {
+      part();
+    } catch (const config::ConfigError&) {
+      fail_batch();
+    } catch (const UsageError&) {
+      fail_batch();
+    } catch (const std::exception& failure) {
+      record(job, nullptr, failure.what(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    }
+  };
+
+  struct Waiting {
+    std::size_t index;
+    std::chrono::steady_clock::time_point started;
+    GradeInProgress grade;
+  };
+  std::vector<Waiting> waiting;
+  std::atomic<std::size_t> next{0};
+  const auto first_parts = [&] {
     for (;;) {
       if (stop || abort) return;
       const std::size_t index = next++;
       if (index >= jobs.size()) return;
       const PendingSubmission& job = jobs[index];
-      const BatchSubmission& submission = job.submission;
       const auto started = std::chrono::steady_clock::now();
-      SubmissionRow row;
-      try {
+      guarded(job, started, [&] {
         RunRequest run;
         run.lab = request.lab;
-        run.submission = submission.path;
-        GradeResult report = grade_submission(paths, run);
-        const auto penalty = apply_late_policy(lab, submission, report);
-        write_reports(reports_folder(request.out, submission.student_id), report);
-        row = row_for(lab, submission, report, penalty);
-      } catch (const config::ConfigError&) {
-        std::lock_guard lock(outcome_mutex);
-        if (!fatal) fatal = std::current_exception();
-        abort = true;
-        return;
-      } catch (const UsageError&) {
-        std::lock_guard lock(outcome_mutex);
-        if (!fatal) fatal = std::current_exception();
-        abort = true;
-        return;
-      } catch (const std::exception& failure) {
-        row = error_row(lab, submission, failure.what(),
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-      }
-      row.files_hash = job.files_hash;
-      row.config_hash = config_hash;
-      try {
-        store.save(row);
-      } catch (const std::exception&) {
-        std::lock_guard lock(outcome_mutex);
-        if (!fatal) fatal = std::current_exception();
-        abort = true;
-        return;
-      }
-      {
-        std::lock_guard lock(outcome_mutex);
-        ++outcome.graded;
-        if (!status::is_final(row.status)) ++outcome.not_final;
-      }
-      progress.finished(row);
+        run.submission = job.submission.path;
+        GradeInProgress grade = begin_grade(paths, run);
+        if (grade.needs_gpu_alone()) {
+          std::lock_guard lock(outcome_mutex);
+          waiting.push_back({index, started, std::move(grade)});
+        } else {
+          const GradeResult report = finish_grade(std::move(grade));  // ended already: nothing runs
+          record(job, &report, "", 0);
+        }
+      });
     }
   };
   const unsigned threads =
       std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency()),
                                       static_cast<unsigned>(std::max<std::size_t>(jobs.size(), 1))));
   std::vector<std::thread> pool;
-  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
+  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(first_parts);
   for (std::thread& thread : pool) thread.join();
+
+  // The second parts, in the order the submissions were listed.
+  std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) { return a.index < b.index; });
+  for (Waiting& grade : waiting) {
+    if (stop || abort) break;
+    const PendingSubmission& job = jobs[grade.index];
+    guarded(job, grade.started, [&] {
+      const GradeResult report = finish_grade(std::move(grade.grade));
+      record(job, &report, "", 0);
+    });
+  }
   progress.end();
   if (fatal) std::rethrow_exception(fatal);
   outcome.interrupted = outcome.kept + outcome.graded < outcome.submissions;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,14 +36,19 @@ double seconds_since(SessionClock::time_point start) {
 namespace {
 
 // The pipeline: each stage runs only when every stage before it let the run go on.
-constexpr Stage kPipeline[] = {
+// The first part runs with the GPU shared (or not at all), the second with the GPU alone; a
+// batch runs every grade's first part before any second part (see begin_grade).
+constexpr Stage kSharedPart[] = {
     stage_student_files,      // stage/
     check_forbidden_includes, // checks/
     build_student_code,       // build/
     check_forbidden_symbols,  // checks/
     list_for_review,          // checks/
     load_test_suite,          // run/
-    run_and_score_tests,      // run/, score/
+    run_correctness_tests,    // run/
+};
+constexpr Stage kAlonePart[] = {
+    run_alone_and_score,      // run/, score/
     run_sanitizer,            // run/
     judge_self_check,         // score/
 };
@@ -134,24 +142,63 @@ GradeResult finish(SessionState& session, const Stop& stop) {
   return result;
 }
 
-GradeResult run(const CoursePaths& paths, const RunRequest& request, bool graded) {
-  SessionState session = open_session(paths, request, graded);
-  WorkDirectory work(request.work_dir, request.lab, request.keep_work_dir);
-  session.source_dir = work.path() / "src";
-  session.binary_dir = work.path() / "bin";
-  session.run_dir = work.path() / "run";
-  fs::create_directories(session.binary_dir);
-  fs::create_directories(session.run_dir);
-  for (const Stage stage : kPipeline) {
-    if (std::optional<Stop> stop = stage(session)) return finish(session, *stop);
-  }
-  return finish(session, Stop{RunStatus::Graded, graded ? "graded" : "all public tests passed", ""});
-}
-
 }  // namespace
 
-GradeResult grade_submission(const CoursePaths& paths, const RunRequest& request) { return run(paths, request, true); }
+struct GradeInProgress::Parts {
+  SessionState session;
+  std::unique_ptr<WorkDirectory> work;
+  std::optional<GradeResult> ended;  // set when the first part already ended the run
+};
 
-GradeResult self_check(const CoursePaths& paths, const RunRequest& request) { return run(paths, request, false); }
+GradeInProgress::GradeInProgress() = default;
+GradeInProgress::GradeInProgress(GradeInProgress&&) noexcept = default;
+GradeInProgress& GradeInProgress::operator=(GradeInProgress&&) noexcept = default;
+GradeInProgress::~GradeInProgress() = default;
+
+GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunRequest& request, bool graded) {
+  GradeInProgress grade;
+  grade.parts_ = std::make_unique<GradeInProgress::Parts>();
+  GradeInProgress::Parts& parts = *grade.parts_;
+  parts.session = open_session(paths, request, graded);
+  SessionState& session = parts.session;
+  parts.work = std::make_unique<WorkDirectory>(request.work_dir, request.lab, request.keep_work_dir);
+  session.source_dir = parts.work->path() / "src";
+  session.binary_dir = parts.work->path() / "bin";
+  session.run_dir = parts.work->path() / "run";
+  fs::create_directories(session.binary_dir);
+  fs::create_directories(session.run_dir);
+  for (const Stage stage : kSharedPart) {
+    if (std::optional<Stop> stop = stage(session)) {
+      parts.ended = finish(session, *stop);
+      break;
+    }
+  }
+  return grade;
+}
+
+bool GradeInProgress::needs_gpu_alone() const { return parts_ && !parts_->ended; }
+
+GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request) {
+  return GradeInProgress::begin(paths, request, true);
+}
+
+GradeResult finish_grade(GradeInProgress&& grade) {
+  if (!grade.parts_) throw std::logic_error("finish_grade: a grade that was never begun, or finished already");
+  const std::unique_ptr<GradeInProgress::Parts> parts = std::move(grade.parts_);  // the work directory goes with it
+  if (parts->ended) return *parts->ended;
+  SessionState& session = parts->session;
+  for (const Stage stage : kAlonePart) {
+    if (std::optional<Stop> stop = stage(session)) return finish(session, *stop);
+  }
+  return finish(session, Stop{RunStatus::Graded, session.graded ? "graded" : "all public tests passed", ""});
+}
+
+GradeResult grade_submission(const CoursePaths& paths, const RunRequest& request) {
+  return finish_grade(GradeInProgress::begin(paths, request, true));
+}
+
+GradeResult self_check(const CoursePaths& paths, const RunRequest& request) {
+  return finish_grade(GradeInProgress::begin(paths, request, false));
+}
 
 }  // namespace labgrade

@@ -1,6 +1,7 @@
 #pragma once
 // One labgrade run from start to report: load the YAML, stage, build, run, score.
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,5 +36,35 @@ struct RunRequest {
 // ends up in the report.
 GradeResult grade_submission(const CoursePaths& paths, const RunRequest& request);
 GradeResult self_check(const CoursePaths& paths, const RunRequest& request);
+
+// A grade in two parts, for `labgrade batch`. begin_grade stages, checks and builds the
+// submission and runs its correctness tests, sharing the GPU with other grades' correctness
+// tests; finish_grade runs, with the GPU to itself, the timed cases and every correctness test
+// that failed while sharing, then scores. grade_submission is the two back to back. A batch runs
+// every grade's first part (in parallel) before any second part, so a submission that hangs in
+// its correctness tests holds up only its own grade, never another grade's timed cases. The
+// work directory lives until finish_grade. Both throw as grade_submission does.
+class GradeInProgress {
+ public:
+  GradeInProgress();
+  GradeInProgress(GradeInProgress&&) noexcept;
+  GradeInProgress& operator=(GradeInProgress&&) noexcept;
+  ~GradeInProgress();
+  // False when the first part already ended the run (it did not compile, broke a rule...).
+  bool needs_gpu_alone() const;
+
+  struct Parts;  // the session and its work directory (grading_session.cpp)
+
+ private:
+  // The first part of a grade (graded) or of a self-check.
+  static GradeInProgress begin(const CoursePaths& paths, const RunRequest& request, bool graded);
+  friend GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request);
+  friend GradeResult finish_grade(GradeInProgress&& grade);
+  friend GradeResult grade_submission(const CoursePaths& paths, const RunRequest& request);
+  friend GradeResult self_check(const CoursePaths& paths, const RunRequest& request);
+  std::unique_ptr<Parts> parts_;
+};
+GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request);
+GradeResult finish_grade(GradeInProgress&& grade);
 
 }  // namespace labgrade

@@ -44,6 +44,7 @@ struct SessionState {
   HarnessInvocation invocation;
   SessionClock::time_point test_start;
   cudalabs::GpuLock gpu_lock;  // shared for the correctness tests, then exclusive to the end of the run
+  SuiteRun shared_run;         // the correctness tests' outcomes while sharing the GPU
 
   GradeResult result;
 };

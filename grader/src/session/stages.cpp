@@ -186,35 +186,44 @@ void merge_runs(SuiteRun& shared, SuiteRun&& alone) {
 
 }  // namespace
 
-std::optional<Stop> run_and_score_tests(SessionState& session) {
-  GradeResult& result = session.result;
-  const bool only_public = session.only_public();
-  // Two phases (cudalabs/gpu_lock.hpp). First the correctness tests, sharing the GPU with other
-  // grades' correctness tests. Then, alone on the GPU, the timed cases and every correctness test
-  // that failed while sharing (its second outcome is the one that counts), so no figure and no
-  // verdict depends on what else ran. The harnesses are told the lock is held and take none of
-  // their own.
+std::optional<Stop> run_correctness_tests(SessionState& session) {
+  // Two phases (cudalabs/gpu_lock.hpp). This one: the correctness tests, sharing the GPU with
+  // other grades' correctness tests. The harnesses are told the lock is held and take none of
+  // their own. The shared lock is let go at the end, so a grade whose second phase waits (a
+  // batch runs every grade's first phase, then their second ones) holds nothing.
   take_gpu(session, cudalabs::GpuAccess::Shared);
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
                                       session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
-  SuiteRun suite = run_tests(session.invocation, session.lab.test_names(only_public));
+  session.shared_run = run_tests(session.invocation, session.lab.test_names(session.only_public()));
+  session.gpu_lock = cudalabs::GpuLock();
+  session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
+  return std::nullopt;
+}
+
+std::optional<Stop> run_alone_and_score(SessionState& session) {
+  GradeResult& result = session.result;
+  const bool only_public = session.only_public();
+  // The second phase, alone on the GPU (exclusive from here to the end of the run, sanitizer
+  // pass included): the timed cases, and every correctness test that failed while sharing, whose
+  // second outcome is the one that counts. So neither a figure nor a verdict depends on what else
+  // ran beside the first phase.
+  const SessionClock::time_point started = SessionClock::now();
+  SuiteRun suite = std::move(session.shared_run);
   std::vector<std::string> alone = suite.cuda_device ? failed_while_sharing(suite) : std::vector<std::string>{};
   result.tests_rerun_alone = static_cast<int>(alone.size());
   const std::vector<std::string> timed = session.lab.performance_test_names(only_public);
   alone.insert(alone.end(), timed.begin(), timed.end());
-  // Exclusive from here to the end of the run (the sanitizer pass too).
+  const double waited_before = result.gpu_wait_seconds;
   take_gpu(session, cudalabs::GpuAccess::Exclusive);
-  if (!alone.empty() && suite.cuda_device) merge_runs(suite, run_tests(session.invocation, alone));
-  if (!suite.cuda_device && !timed.empty()) {
-    // No device: the timed cases are skipped like the rest (the harness says why).
-    merge_runs(suite, run_tests(session.invocation, timed));
-  }
+  // No device: the timed cases are skipped like the rest (the harness says why).
+  if (!alone.empty()) merge_runs(suite, run_tests(session.invocation, alone));
   result.device = suite.device;
   result.tests = score_tests(session.lab, suite.outcomes, only_public);
   for (ScoredTest& timed_case : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {
     result.tests.push_back(std::move(timed_case));
   }
-  result.test_seconds = seconds_since(session.test_start) - result.gpu_wait_seconds;
+  // The first phase's time plus this one's, without the waits for the GPU.
+  result.test_seconds += seconds_since(started) - (result.gpu_wait_seconds - waited_before);
   if (suite.cuda_device) return std::nullopt;
   std::string reason = suite.no_device_reason;
   const std::string redundant = "no CUDA device: ";
@@ -229,10 +238,11 @@ std::optional<Stop> run_sanitizer(SessionState& session) {
   if (session.sanitizer.empty()) return std::nullopt;
   // Not Performance.*: far too slow under a sanitizer.
   const std::vector<std::string> correctness = session.lab.test_names(session.only_public());
+  const SessionClock::time_point started = SessionClock::now();
   apply_sanitizer_findings(session.result.tests,
                            run_sanitizer_pass(session.invocation, session.sanitizer, correctness),
                            session.lab.sanitizer.required);
-  session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
+  session.result.test_seconds += seconds_since(started);
   return std::nullopt;
 }
 

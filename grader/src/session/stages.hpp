@@ -21,9 +21,11 @@ std::optional<Stop> check_forbidden_symbols(SessionState& session);
 std::optional<Stop> list_for_review(SessionState& session);
 // The harness loads the library and lists its tests, which must match the lab's YAML (run/).
 std::optional<Stop> load_test_suite(SessionState& session);
-// Takes the GPU for the test phase (sanitizer pass included), runs the tests and scores them
-// (run/, score/).
-std::optional<Stop> run_and_score_tests(SessionState& session);
+// The correctness tests, sharing the GPU with other grades' correctness tests (run/).
+std::optional<Stop> run_correctness_tests(SessionState& session);
+// With the GPU to itself from here to the end of the run: the timed cases and every correctness
+// test that failed while sharing, then scores them all (run/, score/).
+std::optional<Stop> run_alone_and_score(SessionState& session);
 // With --sanitize or a lab that requires it: the correctness tests again under compute-sanitizer.
 std::optional<Stop> run_sanitizer(SessionState& session);
 // A self-check with a test that did not pass ends as TestsFailed.

@@ -71,13 +71,16 @@ void write_holder(int fd, const std::string& holder) {
 
 }  // namespace
 
-GpuLock::GpuLock(GpuLock&& other) noexcept : fd_(other.fd_), uuid_(std::move(other.uuid_)) { other.fd_ = -1; }
+GpuLock::GpuLock(GpuLock&& other) noexcept : fd_(other.fd_), uuid_(std::move(other.uuid_)), access_(other.access_) {
+  other.fd_ = -1;
+}
 
 GpuLock& GpuLock::operator=(GpuLock&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = other.fd_;
     uuid_ = std::move(other.uuid_);
+    access_ = other.access_;
     other.fd_ = -1;
   }
   return *this;
@@ -87,7 +90,7 @@ GpuLock::~GpuLock() {
   if (fd_ >= 0) ::close(fd_);  // the last descriptor of the lock: the kernel releases it
 }
 
-GpuLock GpuLock::acquire(int device, const std::string& holder) {
+GpuLock GpuLock::acquire(int device, const std::string& holder, GpuAccess access) {
   GpuLock lock;
   if (std::getenv(kGpuLockHeldVariable) != nullptr) return lock;  // our parent holds it for us
   int count = 0;
@@ -100,34 +103,59 @@ GpuLock GpuLock::acquire(int device, const std::string& holder) {
   }
   const std::string uuid = format_uuid(properties.uuid);
   return lock_file(lock_directory() + "/cudalabs-gpu-" + uuid + ".lock",
-                   std::string(properties.name) + " (" + uuid + ")", uuid, holder);
+                   std::string(properties.name) + " (" + uuid + ")", uuid, holder, access);
 }
 
+namespace {
+
+// flock(2), retried when a signal interrupts the wait. Says once, on stderr, whom it waits for.
+bool flock_waiting(int fd, int operation, int holder_fd, const std::string& gpu, bool* said) {
+  if (::flock(fd, operation | LOCK_NB) == 0) return true;
+  if (!*said) {
+    std::fprintf(stderr, "cudalabs: waiting for GPU %s, held by %s\n", gpu.c_str(), read_holder(holder_fd).c_str());
+    std::fflush(stderr);
+    *said = true;
+  }
+  int locked = -1;
+  while ((locked = ::flock(fd, operation)) != 0 && errno == EINTR) {
+  }
+  return locked == 0;
+}
+
+}  // namespace
+
+// Writers first. flock promises no order, so shared holders that keep overlapping could keep an
+// exclusive taker (a timed case) waiting for ever. Hence a second lock file, the "intent": an
+// exclusive taker holds it exclusively while it waits for the GPU lock, and a shared taker passes
+// through it (takes it shared, then lets go) on its way in. Once an exclusive taker waits, a new
+// shared taker waits behind it; the shared holders already in finish, the exclusive one runs,
+// then the shared ones go on together.
 GpuLock GpuLock::lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
-                           const std::string& holder) {
+                           const std::string& holder, GpuAccess access) {
   GpuLock lock;
   const int fd = open_lock_file(path);
-  if (fd < 0) {
-    std::fprintf(stderr, "cudalabs: warning: cannot open the GPU lock %s (%s); running without it\n", path.c_str(),
-                 std::strerror(errno));
+  const int intent = fd < 0 ? -1 : open_lock_file(path + ".intent");
+  if (fd < 0 || intent < 0) {
+    std::fprintf(stderr, "cudalabs: warning: cannot open the GPU lock %s%s (%s); running without it\n", path.c_str(),
+                 fd < 0 ? "" : ".intent", std::strerror(errno));
+    if (fd >= 0) ::close(fd);
     return lock;
   }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    std::fprintf(stderr, "cudalabs: waiting for GPU %s, held by %s\n", gpu.c_str(), read_holder(fd).c_str());
-    std::fflush(stderr);
-    int locked = -1;
-    while ((locked = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
-    }
-    if (locked != 0) {
-      std::fprintf(stderr, "cudalabs: warning: cannot lock %s (%s); running without it\n", path.c_str(),
-                   std::strerror(errno));
-      ::close(fd);
-      return lock;
-    }
+  const bool exclusive = access == GpuAccess::Exclusive;
+  bool said = false;
+  const bool locked = flock_waiting(intent, exclusive ? LOCK_EX : LOCK_SH, fd, gpu, &said) &&
+                      flock_waiting(fd, exclusive ? LOCK_EX : LOCK_SH, fd, gpu, &said);
+  ::close(intent);  // lets the next taker in (closing the descriptor releases its flock)
+  if (!locked) {
+    std::fprintf(stderr, "cudalabs: warning: cannot lock %s (%s); running without it\n", path.c_str(),
+                 std::strerror(errno));
+    ::close(fd);
+    return lock;
   }
-  write_holder(fd, holder);
+  write_holder(fd, exclusive ? holder : holder + ", sharing the GPU");
   lock.fd_ = fd;
   lock.uuid_ = uuid;
+  lock.access_ = access;
   return lock;
 }
 

@@ -99,14 +99,19 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   // Device memory a test allocated and never freed would starve every later test in this
   // process: report it and leave, so labgrade charges this test and runs the rest afresh.
   //
-  // The figure is the device-wide free memory (cudaMemGetInfo), made valid by the GPU lock
-  // (cudalabs/gpu_lock.hpp): while labgrade holds it no other cudalabs process allocates on this
-  // GPU, so the difference between start and end is this test's. NVML's per-process figures
+  // The figure is the device-wide free memory (cudaMemGetInfo). With the GPU lock held
+  // exclusively (cudalabs/gpu_lock.hpp) no other cudalabs process allocates on this GPU, so the
+  // difference between start and end is this test's. While correctness tests of several grades
+  // share the GPU (the lock held shared), a neighbour's allocation can look like this test's leak:
+  // the test is then charged here, and labgrade runs every test that failed while sharing again
+  // with the GPU to itself, where the figure is this test's alone, and keeps that outcome
+  // (grader/src/session/stages.cpp). A neighbour freeing memory can also hide a real leak while
+  // sharing; the tests it would starve fail, and run again alone. NVML's per-process figures
   // (nvmlDeviceGetComputeRunningProcesses) were the alternative, rejected because they are not
   // available where grading often runs: in a container the driver reports host PIDs (or none),
   // under MIG per-process memory is not reported at all, and they would add libnvidia-ml to every
-  // harness. What the lock does not cover, a foreign program allocating on a shared GPU during a
-  // test, shows as a leak above 1 GiB at worst; graders should run on GPUs they do not share.
+  // harness. A foreign program allocating on the GPU during a test shows as a leak above 1 GiB at
+  // worst; graders should run on GPUs they do not share with other programs.
   void stop_if_memory_leaked(const ::testing::TestInfo& info) const {
     if (free_at_start_ == 0) return;
     std::size_t total = 0;

@@ -1,6 +1,7 @@
 // The GPU lock's locking, host side (the device lookup needs a GPU): exclusive between processes,
 // a waiter says who holds it and goes on once it is released, and it is released when its holder
-// dies however it dies.
+// dies however it dies; shared holders run together, and a waiting exclusive taker goes before
+// shared ones that come after it.
 #include "cudalabs/gpu_lock.hpp"
 
 #include <fcntl.h>
@@ -8,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -20,6 +23,17 @@ namespace {
 std::string lock_path(const char* name) {
   return ::testing::TempDir() + "cudalabs_gpu_lock_test_" + name + "_" + std::to_string(::getpid()) + ".lock";
 }
+
+void remove_lock(const std::string& path) {
+  std::remove(path.c_str());
+  std::remove((path + ".intent").c_str());
+}
+
+cudalabs::GpuLock take(const std::string& path, cudalabs::GpuAccess access, const char* holder) {
+  return cudalabs::GpuLock::lock_file(path, "Test GPU (GPU-0000)", "GPU-0000", holder, access);
+}
+
+void pause_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 // Forks a child that, once `go` is readable, takes the lock with stderr on a pipe; returns its pid
 // and the pipe. Forked before the parent takes the lock: a child holding a copy of the parent's
@@ -72,7 +86,7 @@ TEST(GpuLock, ASecondHolderWaitsSayingWhoHoldsItThenGetsIt) {
                          " (first grade) since "),
             std::string::npos)
       << message;
-  std::remove(path.c_str());
+  remove_lock(path);
 }
 
 TEST(GpuLock, IsReleasedWhenItsHolderIsKilled) {
@@ -95,7 +109,70 @@ TEST(GpuLock, IsReleasedWhenItsHolderIsKilled) {
   ::waitpid(holder, nullptr, 0);
   const cudalabs::GpuLock lock = cudalabs::GpuLock::lock_file(path, "Test GPU", "GPU-0000", "next");
   EXPECT_TRUE(lock.held());
-  std::remove(path.c_str());
+  remove_lock(path);
+}
+
+// Threads of one process are enough: flock belongs to each open file description, and every
+// lock_file opens its own.
+TEST(GpuLock, SharedHoldersRunTogether) {
+  const std::string path = lock_path("shared");
+  const cudalabs::GpuLock first = take(path, cudalabs::GpuAccess::Shared, "first");
+  ASSERT_TRUE(first.held());
+  EXPECT_EQ(first.access(), cudalabs::GpuAccess::Shared);
+  std::atomic<bool> second_held{false};
+  std::thread second([&] { second_held = take(path, cudalabs::GpuAccess::Shared, "second").held(); });
+  second.join();  // would block for ever if shared holders excluded each other
+  EXPECT_TRUE(second_held);
+  remove_lock(path);
+}
+
+TEST(GpuLock, ExclusiveWaitsForSharedAndSharedForExclusive) {
+  const std::string path = lock_path("mixed");
+  cudalabs::GpuLock shared = take(path, cudalabs::GpuAccess::Shared, "correctness");
+  std::atomic<bool> exclusive_in{false};
+  std::thread exclusive([&] {
+    const cudalabs::GpuLock lock = take(path, cudalabs::GpuAccess::Exclusive, "timed");
+    exclusive_in = lock.held();
+    pause_ms(300);
+  });
+  pause_ms(300);
+  EXPECT_FALSE(exclusive_in) << "an exclusive taker ran beside a shared holder";
+  shared = cudalabs::GpuLock();
+  pause_ms(100);
+  EXPECT_TRUE(exclusive_in);
+  const auto before = std::chrono::steady_clock::now();
+  const cudalabs::GpuLock after = take(path, cudalabs::GpuAccess::Shared, "next correctness");
+  EXPECT_GE(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(100))
+      << "a shared taker ran beside an exclusive holder";
+  exclusive.join();
+  remove_lock(path);
+}
+
+// Without writers first, shared holders that keep overlapping would starve a timed case.
+TEST(GpuLock, AWaitingExclusiveTakerGoesBeforeLaterSharedOnes) {
+  const std::string path = lock_path("order");
+  cudalabs::GpuLock first = take(path, cudalabs::GpuAccess::Shared, "first correctness");
+  std::atomic<int> order{0};
+  int exclusive_turn = 0;
+  int shared_turn = 0;
+  std::thread exclusive([&] {
+    const cudalabs::GpuLock lock = take(path, cudalabs::GpuAccess::Exclusive, "timed");
+    exclusive_turn = ++order;
+    pause_ms(200);
+  });
+  pause_ms(200);  // the exclusive taker is waiting now
+  std::thread later_shared([&] {
+    const cudalabs::GpuLock lock = take(path, cudalabs::GpuAccess::Shared, "later correctness");
+    shared_turn = ++order;
+  });
+  pause_ms(200);
+  EXPECT_EQ(order, 0) << "someone ran beside the first shared holder's exclusive waiter";
+  first = cudalabs::GpuLock();
+  exclusive.join();
+  later_shared.join();
+  EXPECT_EQ(exclusive_turn, 1);
+  EXPECT_EQ(shared_turn, 2);
+  remove_lock(path);
 }
 
 TEST(GpuLock, NothingIsTakenWhenAParentHoldsIt) {

@@ -1,10 +1,14 @@
 #pragma once
-// One GPU, one grade (or GPU test program) at a time.
+// One GPU, one timed measurement (or GPU test program) at a time; correctness tests may share.
 //
 // Two gradings on one GPU disturb each other's figures: timings, and the per-test device-memory
-// leak check (which reads the device's free memory, so another process's allocations looked like
-// this test's). Whatever runs GPU work that must be alone takes an exclusive lock on the GPU:
-// labgrade for a grade's test phase, a lab harness run by hand, and every GpuTest fixture.
+// leak check (which reads the device's free memory, so another process's allocations look like
+// this test's). Whatever runs GPU work that must be alone takes the lock on the GPU exclusively:
+// labgrade for a grade's timed cases and for whatever it must run again alone, a lab harness run
+// by hand, and every GpuTest fixture. A grade's correctness tests take it shared: several grades'
+// correctness tests run at once, never while anything holds it exclusively; labgrade runs again,
+// alone, every correctness test that failed while sharing (except a time-out), so no verdict
+// depends on a neighbour (see grader/src/session/stages.cpp).
 //
 // The lock is flock(2) on /run/lock/cudalabs-gpu-<UUID>.lock (the FHS place for lock files: a
 // tmpfs, writable by every user, emptied at boot; /tmp when it is missing; CUDALABS_LOCK_DIR
@@ -27,6 +31,11 @@ namespace cudalabs {
 // Set by a holder for the processes it starts: they run under its lock.
 inline constexpr const char* kGpuLockHeldVariable = "CUDALABS_GPU_LOCK_HELD";
 
+enum class GpuAccess {
+  Exclusive,  // nothing else runs on the GPU: timed cases, GPU test programs
+  Shared,     // with other Shared holders: correctness tests
+};
+
 class GpuLock {
  public:
   GpuLock() = default;
@@ -40,19 +49,23 @@ class GpuLock {
   // `holder` ("labgrade grade 01_vector_add") into the lock file for whoever waits next. Holds
   // nothing, without waiting, when no CUDA device is usable, when CUDALABS_GPU_LOCK_HELD says a
   // parent holds it, or when no lock file can be opened (a warning on stderr names the file).
-  static GpuLock acquire(int device, const std::string& holder);
+  // Shared: waits while an exclusive holder runs or waits (writers first: see lock_file).
+  static GpuLock acquire(int device, const std::string& holder, GpuAccess access = GpuAccess::Exclusive);
 
   // The locking itself, on the lock file `path` of the GPU named `gpu` ("NVIDIA H100 (GPU-...)"):
   // what acquire() does once it knows the device. Public for tests.
+  // Uses a second file beside it, `path`.intent, to let exclusive takers in first.
   static GpuLock lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
-                           const std::string& holder);
+                           const std::string& holder, GpuAccess access = GpuAccess::Exclusive);
 
   bool held() const { return fd_ >= 0; }
+  GpuAccess access() const { return access_; }
   const std::string& uuid() const { return uuid_; }  // "GPU-xxxxxxxx-xxxx-..." when held
 
  private:
   int fd_ = -1;
   std::string uuid_;
+  GpuAccess access_ = GpuAccess::Exclusive;
 };
 
 // For GpuTest and lab harnesses: takes the lock of the current device once for the life of this

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <exception>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -189,14 +188,9 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   const std::vector<PendingSubmission> jobs = pending_submissions(request, config_hash, store, progress, outcome.kept);
   outcome.submissions = jobs.size() + outcome.kept;
 
-  // Until the per-GPU lock (keyed by the GPU's UUID) of the integrity work is in, a batch runs one
-  // test phase at a time on this machine's GPU, so no timing shares the device; staging, the rule
-  // checks and compilation still run in parallel on the CPU cores.
-  auto gpu = std::make_shared<std::mutex>();
-  const auto hold_gpu = [gpu]() -> std::shared_ptr<void> {
-    gpu->lock();
-    return std::shared_ptr<void>(gpu.get(), [gpu](void*) { gpu->unlock(); });
-  };
+  // Grades run in parallel: staging, the rule checks and compilation on the CPU cores; on the GPU,
+  // several grades' correctness tests at once, and every timed case alone (each grade takes the
+  // per-GPU lock shared, then exclusive: cudalabs/gpu_lock.hpp, session/stages.cpp).
 
   progress.start(jobs.size(), outcome.kept);
   std::atomic<std::size_t> next{0};
@@ -216,7 +210,6 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         RunRequest run;
         run.lab = request.lab;
         run.submission = submission.path;
-        run.hold_gpu = hold_gpu;
         GradeResult report = grade_submission(paths, run);
         const auto penalty = apply_late_policy(lab, submission, report);
         write_reports(reports_folder(request.out, submission.student_id), report);

@@ -83,6 +83,9 @@ struct GradeResult {
   double stage_seconds = 0;
   double test_seconds = 0;      // the test phase, not counting gpu_wait_seconds
   double gpu_wait_seconds = 0;  // waiting for another grade to give the GPU back
+  // Correctness tests that failed while the GPU was shared and ran again alone (their second
+  // outcome is the one reported; see session/stages.cpp).
+  int tests_rerun_alone = 0;
   double total_seconds = 0;
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
 };

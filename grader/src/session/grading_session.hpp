@@ -1,8 +1,6 @@
 #pragma once
 // One labgrade run from start to report: load the YAML, stage, build, run, score.
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,9 +28,6 @@ struct RunRequest {
   std::filesystem::path work_dir;    // empty: a fresh directory under the system temp dir
   bool keep_work_dir = false;
   bool sanitize = false;  // also run the correctness tests under compute-sanitizer (see sanitizer_pass.hpp)
-  // Taken before the test phase and released (the token destroyed) after it: `labgrade batch`
-  // uses it so that grades compiling in parallel take the GPU one at a time. Empty: no wait.
-  std::function<std::shared_ptr<void>()> hold_gpu;
 };
 
 // Both throw cudalabs::config::ConfigError for invalid YAML, UsageError for a bad request and

@@ -43,8 +43,7 @@ struct SessionState {
   cudalabs::config::ForbidRules rules;  // the course's and the lab's `forbid:`, with the lab's `allow:`
   HarnessInvocation invocation;
   SessionClock::time_point test_start;
-  std::shared_ptr<void> gpu_hold;  // the request's hold_gpu token (labgrade batch), held as long
-  cudalabs::GpuLock gpu_lock;      // held from the test phase to the end of the run
+  cudalabs::GpuLock gpu_lock;  // shared for the correctness tests, then exclusive to the end of the run
 
   GradeResult result;
 };

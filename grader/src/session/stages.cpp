@@ -136,25 +136,83 @@ std::optional<Stop> load_test_suite(SessionState& session) {
   return std::nullopt;
 }
 
+namespace {
+
+// Takes the GPU lock as `access`, letting go of what the session held first (a shared holder
+// asking for exclusive access would otherwise wait for itself). Time spent waiting is not test
+// time.
+void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
+  const SessionClock::time_point waiting = SessionClock::now();
+  session.gpu_lock = cudalabs::GpuLock();
+  session.gpu_lock = cudalabs::GpuLock::acquire(
+      0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab), access);
+  session.result.gpu_wait_seconds += seconds_since(waiting);
+}
+
+// Correctness tests that failed while the GPU was shared, and so may have failed because of a
+// neighbour (its memory use, a context it broke, its kernels slowing ours): run again alone. Not
+// time-outs: a neighbour can slow a test by at most the number of grades sharing the GPU (a few),
+// and a test that passes takes a small part of its time-out.
+std::vector<std::string> failed_while_sharing(const SuiteRun& shared) {
+  std::vector<std::string> again;
+  for (const TestOutcome& outcome : shared.outcomes) {
+    if (outcome.status != TestStatus::Passed && outcome.status != TestStatus::TimedOut &&
+        outcome.status != TestStatus::Skipped) {
+      again.push_back(outcome.name);
+    }
+  }
+  return again;
+}
+
+// `alone`'s outcomes replace `shared`'s for the same tests; its measurements join them.
+void merge_runs(SuiteRun& shared, SuiteRun&& alone) {
+  for (TestOutcome& outcome : alone.outcomes) {
+    const auto same = std::find_if(shared.outcomes.begin(), shared.outcomes.end(),
+                                   [&](const TestOutcome& earlier) { return earlier.name == outcome.name; });
+    if (same != shared.outcomes.end()) {
+      *same = std::move(outcome);
+    } else {
+      shared.outcomes.push_back(std::move(outcome));
+    }
+  }
+  for (auto& [test, measurement] : alone.measurements) shared.measurements[test] = std::move(measurement);
+  if (shared.device.empty()) shared.device = alone.device;
+  shared.cuda_device = shared.cuda_device && alone.cuda_device;
+  if (shared.no_device_reason.empty()) shared.no_device_reason = alone.no_device_reason;
+  shared.processes += alone.processes;
+  shared.untrusted_lines += alone.untrusted_lines;
+  shared.output += alone.output;
+}
+
+}  // namespace
+
 std::optional<Stop> run_and_score_tests(SessionState& session) {
   GradeResult& result = session.result;
   const bool only_public = session.only_public();
-  std::vector<std::string> wanted = session.lab.test_names(only_public);
-  for (auto& name : session.lab.performance_test_names(only_public)) wanted.push_back(std::move(name));
-  // The test phase has the GPU (device 0, the harness's) to itself, sanitizer pass included; the
-  // harnesses are told so and take no lock of their own (cudalabs/gpu_lock.hpp).
-  const SessionClock::time_point waiting = SessionClock::now();
-  if (session.request.hold_gpu) session.gpu_hold = session.request.hold_gpu();
-  session.gpu_lock = cudalabs::GpuLock::acquire(
-      0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab));
-  result.gpu_wait_seconds = seconds_since(waiting);
+  // Two phases (cudalabs/gpu_lock.hpp). First the correctness tests, sharing the GPU with other
+  // grades' correctness tests. Then, alone on the GPU, the timed cases and every correctness test
+  // that failed while sharing (its second outcome is the one that counts), so no figure and no
+  // verdict depends on what else ran. The harnesses are told the lock is held and take none of
+  // their own.
+  take_gpu(session, cudalabs::GpuAccess::Shared);
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
                                       session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
-  const SuiteRun suite = run_tests(session.invocation, wanted);
+  SuiteRun suite = run_tests(session.invocation, session.lab.test_names(only_public));
+  std::vector<std::string> alone = suite.cuda_device ? failed_while_sharing(suite) : std::vector<std::string>{};
+  result.tests_rerun_alone = static_cast<int>(alone.size());
+  const std::vector<std::string> timed = session.lab.performance_test_names(only_public);
+  alone.insert(alone.end(), timed.begin(), timed.end());
+  // Exclusive from here to the end of the run (the sanitizer pass too).
+  take_gpu(session, cudalabs::GpuAccess::Exclusive);
+  if (!alone.empty() && suite.cuda_device) merge_runs(suite, run_tests(session.invocation, alone));
+  if (!suite.cuda_device && !timed.empty()) {
+    // No device: the timed cases are skipped like the rest (the harness says why).
+    merge_runs(suite, run_tests(session.invocation, timed));
+  }
   result.device = suite.device;
   result.tests = score_tests(session.lab, suite.outcomes, only_public);
-  for (ScoredTest& timed : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {
-    result.tests.push_back(std::move(timed));
+  for (ScoredTest& timed_case : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {
+    result.tests.push_back(std::move(timed_case));
   }
   result.test_seconds = seconds_since(session.test_start) - result.gpu_wait_seconds;
   if (suite.cuda_device) return std::nullopt;

@@ -93,7 +93,7 @@ void write_preview_section(std::ostream& out, const GradeResult& report, const P
     out << indented(body);
   }
   if (heading) {
-    out << "  The grade times hidden cases of its own against the reference solution; these figures only say where "
+    out << "  The grade times hidden cases of its own against the reference solution; a preview only says where "
            "you stand.\n";
   }
 }

@@ -9,6 +9,7 @@
 
 #include "cudalabs/course/lab_config.hpp"
 #include "model/performance_result.hpp"
+#include "report/html_report.hpp"
 #include "report/json_report.hpp"
 #include "report/text_report.hpp"
 #include "score/scoring.hpp"
@@ -165,6 +166,13 @@ TEST(PreviewReport, TextSaysWhyThePreviewWasSkippedWithoutAGpu) {
   EXPECT_NE(text.find("Preview.vector_add  not measured\n      preview skipped: no CUDA device is usable here"),
             std::string::npos)
       << text;
+}
+
+TEST(PreviewReport, HtmlShowsThePreviewWithoutPointsOrAComparisonBar) {
+  const std::string html = html_report(self_check_with_preview(0.5), ReportView{false});
+  EXPECT_NE(html.find("Preview.vector_add</span>"), std::string::npos);
+  EXPECT_NE(html.find("timing preview, not a grade (no points)"), std::string::npos) << html;
+  EXPECT_EQ(html.find("nothing (timed alone)"), std::string::npos) << "a preview has no second bar";
 }
 
 TEST(PreviewReport, JsonMarksThePreviewAndWhetherItWasMet) {

@@ -55,7 +55,7 @@ std::vector<std::string> LabConfig::test_names(bool only_public) const {
 std::vector<std::string> LabConfig::performance_test_names(bool only_public) const {
   std::vector<std::string> names;
   for (const PerformanceSpec& spec : performance) {
-    if (covered(spec.visibility, only_public)) names.push_back(spec.test_name());
+    if (covered(spec, only_public)) names.push_back(spec.test_name());
   }
   return names;
 }
@@ -353,10 +353,20 @@ std::vector<Diagnostic> check_against_suite(const LabConfig& lab, const std::vec
   for (const std::string& name : unlisted) {
     if (!reported.insert(name).second) continue;
     const bool timed = name.rfind("Performance.", 0) == 0;
-    report(timed ? lab.performance_line : lab.tests_line, timed ? "performance" : "tests",
-           timed ? fmt::format("{} has test '{}', which performance: does not list as case '{}'", suite, name,
-                               name.substr(std::string("Performance.").size()))
-                 : fmt::format("{} has test '{}', which tests: does not list (give it points, even 0)", suite, name));
+    const bool preview = name.rfind("Preview.", 0) == 0;
+    std::string message;
+    if (timed) {
+      message = fmt::format("{} has test '{}', which performance: does not list as case '{}'", suite, name,
+                            name.substr(std::string("Performance.").size()));
+    } else if (preview) {
+      message = fmt::format("{} has test '{}', which performance: does not list as a timing preview '{}' "
+                            "(preview: true)",
+                            suite, name, name.substr(std::string("Preview.").size()));
+    } else {
+      message = fmt::format("{} has test '{}', which tests: does not list (give it points, even 0)", suite, name);
+    }
+    report(timed || preview ? lab.performance_line : lab.tests_line, timed || preview ? "performance" : "tests",
+           message);
   }
   return problems;
 }

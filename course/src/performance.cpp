@@ -49,6 +49,13 @@ Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const s
   verdict.limit = *limit;
   verdict.credit = credit_for(figure.median, *limit, kind.lower_is_better, spec.partial_credit);
   verdict.too_close_to_call = figure.low <= *limit && *limit <= figure.high;
+  if (spec.preview) {
+    // No points at stake: credit says only whether the preview's threshold was met.
+    verdict.explanation = fmt::format("{}; preview threshold {}: {} (a preview of the graded case, not a grade)",
+                                      kind.describe_figure(figure), kind.describe_limit(*limit),
+                                      verdict.credit >= 1.0 ? "met" : "not met");
+    return verdict;
+  }
   const std::string share = verdict.credit >= 1.0   ? "full points"
                             : verdict.credit <= 0.0 ? "no points"
                                                     : fmt::format("{:.0f}% of the points", 100 * verdict.credit);

@@ -112,6 +112,34 @@ std::optional<PartialCredit> read_partial_credit(const MapReader& entry, const P
   return PartialCredit{*zero_at};
 }
 
+// A preview (`preview: true`) is the students' own: public, and worth nothing (the grade is the
+// hidden case it previews). Its threshold is checked like any public case's.
+bool check_preview(const MapReader& entry, const std::optional<double>& points,
+                   const std::optional<std::string>& visibility, FileDiagnostics& diagnostics) {
+  bool ok = true;
+  if (points && *points != 0) {
+    const Located at = *entry.find("points");
+    diagnostics.add(at.mark, at.field,
+                    fmt::format("a timing preview earns no points (the grade is the hidden case it previews): "
+                                "leave points out or make it 0, got {:g}",
+                                *points));
+    ok = false;
+  }
+  if (visibility && *visibility != "public") {
+    const Located at = *entry.find("visibility");
+    diagnostics.add(at.mark, at.field,
+                    "a timing preview runs in the students' self-check, so it must be public (the hidden case it "
+                    "previews stays hidden)");
+    ok = false;
+  }
+  if (const std::optional<Located> partial = entry.find("partial_credit")) {
+    diagnostics.add(partial->mark, partial->field,
+                    "a timing preview earns no points, so it has no partial credit: leave partial_credit out");
+    ok = false;
+  }
+  return ok;
+}
+
 }  // namespace
 
 PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnostics) {
@@ -129,8 +157,11 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
       read.all_points_read = false;
       continue;
     }
-    entry->check_keys({"name", "points", "visibility", "threshold", "partial_credit"});
+    entry->check_keys({"name", "points", "visibility", "threshold", "partial_credit", "preview"});
     bool ok = true;
+    const std::optional<bool> preview = entry->optional_bool("preview");
+    if (entry->find("preview") && !preview) ok = false;
+    const bool is_preview = preview.value_or(false);
     std::optional<std::string> name = entry->require_string("name");
     if (name) {
       const Located at = *entry->find("name");
@@ -144,11 +175,17 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
         name.reset();
       }
     }
-    const std::optional<double> points = entry->require_number("points", NumberRange::NonNegative);
+    // A preview earns nothing: its points may be left out, and are 0 when given.
+    // (An unreadable `preview:` was reported already; its missing points would only repeat it.)
+    const bool preview_asked = is_preview || (entry->find("preview") && !preview);
+    const std::optional<double> points = preview_asked && !entry->find("points")
+                                             ? std::optional<double>(0.0)
+                                             : entry->require_number("points", NumberRange::NonNegative);
     const std::optional<std::string> visibility = entry->require_choice("visibility", {"public", "hidden"});
     const std::optional<PerformanceThreshold> threshold = read_threshold(*entry, diagnostics);
     std::optional<PartialCredit> partial;
     if (threshold) partial = read_partial_credit(*entry, *threshold, diagnostics, &ok);
+    if (is_preview) ok = check_preview(*entry, points, visibility, diagnostics) && ok;
     if (visibility && *visibility == "public" && threshold &&
         (threshold->kind == ThresholdKind::MaxRatioToSolution ||
          threshold->kind == ThresholdKind::MaxRatioToSlowestStage)) {
@@ -156,9 +193,12 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
       // stages of a pipeline case run the reference's kernels).
       const Located at = *entry->find("visibility");
       diagnostics.add(at.mark, at.field,
-                      "a public performance case runs in the students' self-check, which has no solution: give it "
-                      "a threshold relative to the device (min_fraction_of_peak_bandwidth, "
-                      "min_fraction_of_peak_flops or max_ms), or make it hidden");
+                      is_preview ? "a timing preview runs in the students' self-check, which has no solution: give it "
+                                   "a threshold relative to the device (min_fraction_of_peak_bandwidth, "
+                                   "min_fraction_of_peak_flops or max_ms)"
+                                 : "a public performance case runs in the students' self-check, which has no solution: "
+                                   "give it a threshold relative to the device (min_fraction_of_peak_bandwidth, "
+                                   "min_fraction_of_peak_flops or max_ms), or make it hidden");
       ok = false;
     }
     if (points) {
@@ -169,7 +209,7 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
     if (name && points && visibility && threshold && ok) {
       read.cases.push_back(PerformanceSpec{*name, *points,
                                            *visibility == "public" ? Visibility::Public : Visibility::Hidden,
-                                           *threshold, partial, line_of(item.mark)});
+                                           *threshold, partial, line_of(item.mark), is_preview});
     }
   }
   return read;

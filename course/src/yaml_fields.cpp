@@ -283,6 +283,15 @@ std::optional<double> MapReader::optional_number(std::string_view key, NumberRan
   return value ? read_number(*value, range, *diagnostics_) : std::nullopt;
 }
 
+std::optional<bool> MapReader::optional_bool(std::string_view key) const {
+  const std::optional<Located> value = find(key);
+  if (!value) return std::nullopt;
+  const YAML::Node& node = value->node;
+  if (node.IsScalar() && (node.Scalar() == "true" || node.Scalar() == "false")) return node.Scalar() == "true";
+  diagnostics_->add(value->mark, value->field, fmt::format("expected true or false, got {}", describe(node)));
+  return std::nullopt;
+}
+
 std::optional<std::uint64_t> MapReader::require_positive_integer(std::string_view key) const {
   const std::optional<Located> value = require(key, "a positive integer");
   return value ? read_positive_integer(*value, *diagnostics_) : std::nullopt;

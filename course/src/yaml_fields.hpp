@@ -86,6 +86,9 @@ class MapReader {
   std::optional<std::string> require_string(std::string_view key) const;
   std::optional<double> require_number(std::string_view key, NumberRange range) const;
   std::optional<double> optional_number(std::string_view key, NumberRange range) const;
+  // `true` or `false`, nothing else (YAML 1.1's yes/no/on/off are refused: they read as strings
+  // in other tools).
+  std::optional<bool> optional_bool(std::string_view key) const;
   std::optional<std::uint64_t> require_positive_integer(std::string_view key) const;
   std::optional<std::uint64_t> optional_positive_integer(std::string_view key) const;
   std::optional<std::string> require_choice(std::string_view key, const std::vector<std::string>& choices) const;

@@ -482,6 +482,58 @@ TEST(PerformanceConfig, PublicPipelineCaseIsRefusedToo) {
                     {{10, 51, "performance[0].visibility", {"self-check, which has no solution", "make it hidden"}}});
 }
 
+TEST(PreviewConfig, PreviewIsPublicWorthNothingAndRunsInTheSelfCheckOnly) {
+  const LabConfig lab = load_lab_config(lab_fixture("preview_lab"));
+  ASSERT_EQ(lab.performance.size(), 3u);
+  EXPECT_FALSE(lab.performance[0].preview);
+  const PerformanceSpec& preview = lab.performance[1];
+  EXPECT_TRUE(preview.preview);
+  EXPECT_EQ(preview.points, 0);
+  EXPECT_EQ(preview.visibility, Visibility::Public);
+  EXPECT_EQ(preview.threshold.kind, ThresholdKind::MinFractionOfPeakBandwidth);
+  EXPECT_DOUBLE_EQ(preview.threshold.value, 0.8);
+  EXPECT_EQ(preview.test_name(), "Preview.ratio_preview");
+  EXPECT_EQ(lab.find_performance_test("Preview.ratio_preview"), &preview);
+  EXPECT_EQ(lab.find_performance_test("Performance.ratio_preview"), nullptr);
+  EXPECT_TRUE(lab.performance[2].preview);
+  EXPECT_EQ(lab.performance[2].threshold.kind, ThresholdKind::MaxMs);
+  EXPECT_EQ(lab.performance_test_names(true),
+            (std::vector<std::string>{"Preview.ratio_preview", "Preview.timed_preview"}));
+  EXPECT_EQ(lab.performance_test_names(false), std::vector<std::string>{"Performance.ratio_case"});
+  EXPECT_DOUBLE_EQ(lab.points_possible(true), 90);
+  EXPECT_DOUBLE_EQ(lab.points_possible(false), 100);
+  // The self-check suite holds the previews; the grade's (self-check + hidden) too.
+  EXPECT_TRUE(check_against_suite(lab, {"Basic.Works", "Preview.ratio_preview", "Preview.timed_preview"}, true).empty());
+  EXPECT_TRUE(check_against_suite(lab, {"Basic.Works", "Performance.ratio_case", "Preview.ratio_preview",
+                                        "Preview.timed_preview"},
+                                  false)
+                  .empty());
+}
+
+TEST(PreviewConfig, SuiteWithoutItsPreviewOrWithAnUnlistedOne) {
+  const LabConfig lab = load_lab_config(lab_fixture("preview_lab"));
+  const auto problems = check_against_suite(lab, {"Basic.Works", "Preview.ratio_preview", "Preview.timed_previe"}, true);
+  ASSERT_EQ(problems.size(), 2u) << all_text(problems);
+  EXPECT_EQ(problems[0].field, "performance[2].name");
+  EXPECT_NE(problems[0].message.find("no test Preview.timed_preview"), std::string::npos) << problems[0].message;
+  EXPECT_EQ(problems[1].field, "performance");
+  EXPECT_NE(problems[1].message.find("does not list as a timing preview 'timed_previe' (preview: true)"),
+            std::string::npos)
+      << problems[1].message;
+}
+
+TEST(PreviewConfig, BadPreviewsNameTheirField) {
+  expect_lab_errors(
+      "bad_preview",
+      {{9, 49, "performance[0].points", {"earns no points", "got 5"}},
+       {10, 55, "performance[1].visibility", {"must be public"}},
+       {11, 54, "performance[2].visibility", {"timing preview", "no solution", "min_fraction_of_peak_bandwidth"}},
+       {12, 130, "performance[3].partial_credit", {"no partial credit"}},
+       {13, 33, "performance[4].preview", {"expected true or false", "'yes'"}},
+       // preview: false is an ordinary case, which needs its points.
+       {14, 5, "performance[5].points", {"missing required key 'points'"}}});
+}
+
 TEST(PerformanceConfig, PipelineCaseReadsItsThreshold) {
   const LabConfig lab = load_lab_config(kRepoRoot / "config" / "labs" / "09_streams.yaml");
   const PerformanceSpec* spec = lab.find_performance_test("Performance.pipelined_2to25_4streams");

@@ -10,7 +10,9 @@
 #   5. `labgrade submit` packs exactly vector_add.cu, with the checksum it prints;
 #   6. no solution source, hidden suite, grader test or benchmark is in it, and no string that
 #      only those files or the hidden YAML entries hold (hidden test and case names, solution
-#      kernel names, of every lab) appears anywhere in it.
+#      kernel names, of every lab) appears anywhere in it;
+#   7. lab 01's timing previews come with their thresholds (and no hidden case's threshold), and
+#      the self-check report shows them: skipped without a GPU, measured with one.
 # Usage: student_release_test.sh LABGRADE COURSE_ROOT CUDA_COMPILER CUDA_ARCHITECTURES
 set -euo pipefail
 
@@ -59,6 +61,20 @@ for yaml in "$root"/config/labs/*.yaml; do
   done
 done
 
+step "timing preview: its thresholds, and no hidden one"
+# Lab 01's YAML previews both timed cases (preview: true) against 85% of the copy bandwidth: the
+# release carries exactly those entries, and none of the hidden cases' thresholds or credit.
+released_yaml=$release/config/labs/$lab.yaml
+previews=$(grep -c "preview: true" "$released_yaml" || true)
+[[ $previews == 2 ]] || fail "the release's $lab.yaml has $previews timing previews, expected 2"
+thresholds=$(grep -c "threshold: {min_fraction_of_peak_bandwidth: 0.85}" "$released_yaml" || true)
+[[ $thresholds == 2 ]] || fail "the release's $lab.yaml carries $thresholds preview thresholds, expected 2"
+for hidden in max_ratio_to_solution max_ratio_to_slowest_stage partial_credit zero_at; do
+  ! grep -rn -- "$hidden" "$release/config" || fail "the release's YAML holds '$hidden', a hidden case's"
+done
+grep -q '`Preview.vector_add`: your code alone, at least 85%' "$release/README.md" \
+  || fail "the release's README does not say that $lab has a timing preview and what it compares with"
+
 step "configure and build on its own"
 # With ccache, paths under the release are hashed relative to it, so a rerun reuses the objects.
 export CCACHE_BASEDIR=$release
@@ -86,9 +102,13 @@ code=$?
 set -e
 cat "$scratch/check.log"
 case $code in
-  5) grep -q "no CUDA device" "$scratch/check.log" || fail "exit code 5 without saying why" ;;
-  1) grep -q "Still TODO(student): vector_add, saxpy" "$scratch/check.log" || fail "the TODOs left are not named"
-     grep -q "Score: 0 / 20" "$scratch/check.log" || fail "the skeleton's public score is not 0 / 20" ;;
+  5) grep -q "no CUDA device" "$scratch/check.log" || fail "exit code 5 without saying why"
+     grep -q "Preview.vector_add  not measured" "$scratch/check.log" || fail "the report does not show the preview"
+     grep -q "preview skipped: no CUDA device" "$scratch/check.log" || fail "the report does not say why the preview was skipped" ;;
+  1) grep -q "Still TODO(student): vector_add, saxpy$" "$scratch/check.log" || fail "the TODOs left are not named"
+     grep -q "Score: 0 / 20" "$scratch/check.log" || fail "the skeleton's public score is not 0 / 20"
+     grep -q "preview skipped: not timed: the code it times returned cudaErrorNotYetImplemented" "$scratch/check.log" \
+       || fail "the skeleton's preview does not say why it was not timed" ;;
   *) fail "check of the skeleton exited with $code (expected 5 without a GPU, 1 with one)" ;;
 esac
 grep -q "SelfCheck.VectorAddSmall" "$scratch/check.log" || fail "the report lists no public test"
@@ -112,6 +132,14 @@ if [[ $gpu == yes ]]; then
   cat "$scratch/solved-check.log"
   [[ $code == 0 ]] || fail "check of the solution exited with $code (expected 0)"
   grep -q "Score: 20 / 20" "$scratch/solved-check.log" || fail "the solution's public score is not 20 / 20"
+  # Both previews measured, shown apart from the points (whether they are met is a figure of the
+  # GPU, for the log, not for this test to assert).
+  grep -q "Timing preview (your code alone on this GPU; a preview, not a grade: no points):" "$scratch/solved-check.log" \
+    || fail "the solution's self-check shows no timing preview"
+  for preview in vector_add saxpy; do
+    grep -Eq "Preview.$preview  (meets|below) the preview threshold" "$scratch/solved-check.log" \
+      || fail "the solution's self-check did not measure Preview.$preview"
+  done
 fi
 
 step "submit"

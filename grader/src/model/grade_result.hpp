@@ -30,6 +30,7 @@ struct ScoredTest {
   TestOutcome outcome;
   std::optional<PerformanceResult> performance;  // a performance case that was measured
   std::vector<SanitizerFinding> sanitizer;       // one per tool when the sanitizer pass ran this test
+  bool preview = false;  // a timing preview (self-check only): worth nothing, reported apart from the points
 };
 
 // A construct in student code that only in-process memory-patching tricks need; listed for the

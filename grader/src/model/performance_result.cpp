@@ -12,6 +12,7 @@ cudalabs::config::MeasuredFigure figure(const TimedSummary& summary) {
 }  // namespace
 
 std::string compared_with_label(const PerformanceMeasurement& m) {
+  if (timed_alone(m)) return "nothing (timed alone)";
   return m.compared_with == "solution" ? "solution" : "slowest stage (" + m.compared_with + ")";
 }
 
@@ -92,9 +93,16 @@ nlohmann::json to_json(const PerformanceResult& result) {
             {"explanation", v.explanation}}}};
 }
 
+bool timed_alone(const PerformanceMeasurement& m) { return m.compared_with == cudalabs::events::kComparedWithNothing; }
+
 std::string describe(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
-  std::string line = fmt::format("student {:.4g} ms, {} {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
+  std::string line =
+      timed_alone(m)
+          ? fmt::format("your code alone {:.4g} ms (median of {} samples, interval {:.4g}-{:.4g}{})", m.student_ms.median,
+                        m.rounds, m.student_ms.low, m.student_ms.high,
+                        m.target_met ? "" : ", precision target not reached")
+          : fmt::format("student {:.4g} ms, {} {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
                                  m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
                                  m.rounds,
                                  m.target_met ? "" : ", precision target not reached",

@@ -60,6 +60,9 @@ struct PerformanceResult {
 
 nlohmann::json to_json(const PerformanceResult& result);
 
+// Whether the student's code was timed alone (a timing preview, cudalabs/performance_preview.hpp).
+bool timed_alone(const PerformanceMeasurement& m);
+
 // "solution", or "slowest stage (transform)" for a pipeline case: what the student was timed against.
 std::string compared_with_label(const PerformanceMeasurement& m);
 

@@ -32,7 +32,10 @@ std::string timing_preview(const config::LabConfig& released) {
   for (const auto& spec : released.performance) {
     if (spec.visibility != config::Visibility::Public) continue;
     if (!preview.empty()) preview += "; ";
-    preview += fmt::format("`{}` ({:g} points): {}", spec.name, spec.points, describe_threshold(spec.threshold));
+    preview += spec.preview ? fmt::format("`{}`: your code alone, {} (a preview, no points)", spec.test_name(),
+                                          describe_threshold(spec.threshold))
+                            : fmt::format("`{}` ({:g} points): {}", spec.test_name(), spec.points,
+                                          describe_threshold(spec.threshold));
   }
   if (!preview.empty()) return "device-relative: " + preview;
   return "none: its timed cases compare your code with the reference solution, which this release "

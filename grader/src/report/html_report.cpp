@@ -139,21 +139,25 @@ void performance_section(std::string& html, const GradeResult& report, const Rep
       heading = true;
     }
     const PerformanceMeasurement& m = test.performance->measurement;
-    html += fmt::format("<div class=\"perf\" id=\"t{}\">\n<h3><span class=\"name\">{}</span> {} &#160; {} / {} "
-                        "points</h3>\n<p class=\"verdict\">{}</p>\n",
-                        i, h(test.name), badge(test), format_points(test.points_earned),
-                        format_points(test.points_possible), h(test.performance->verdict.explanation));
+    // A timing preview has no points: it says so instead.
+    const std::string points = test.preview ? "timing preview, not a grade (no points)"
+                                            : fmt::format("{} / {} points", format_points(test.points_earned),
+                                                          format_points(test.points_possible));
+    html += fmt::format("<div class=\"perf\" id=\"t{}\">\n<h3><span class=\"name\">{}</span> {} &#160; {}"
+                        "</h3>\n<p class=\"verdict\">{}</p>\n",
+                        i, h(test.name), badge(test), points, h(test.performance->verdict.explanation));
     if (!details_visible(test, view)) {
       html += "<p class=\"note\">The measured figures of hidden cases are not shown.</p>\n</div>\n";
       continue;
     }
     html += "<pre>" + h(visible_detail(test, view)) + "</pre>\n";
-    html += svg::bar_chart(
-        "Median time (lower is better)",
-        {{"student", m.student_ms.median, m.student_ms.low, m.student_ms.high, ms(m.student_ms.median), "#4c78a8"},
-         {compared_with_label(m), m.solution_ms.median, m.solution_ms.low, m.solution_ms.high, ms(m.solution_ms.median),
-          "#a0a0a0"}},
-        "ms");
+    std::vector<svg::Bar> bars = {
+        {"student", m.student_ms.median, m.student_ms.low, m.student_ms.high, ms(m.student_ms.median), "#4c78a8"}};
+    if (!timed_alone(m)) {  // a preview has nothing beside it
+      bars.push_back({compared_with_label(m), m.solution_ms.median, m.solution_ms.low, m.solution_ms.high,
+                      ms(m.solution_ms.median), "#a0a0a0"});
+    }
+    html += svg::bar_chart("Median time (lower is better)", bars, "ms");
     if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
       html += svg::peak_bar("Bandwidth against this device's measured copy bandwidth", m.achieved_gbs,
                             m.peak_bandwidth_gbs, "GB/s");

@@ -26,6 +26,14 @@ nlohmann::json report_to_json(const GradeResult& report) {
                          {"seconds", test.outcome.seconds},
                          {"message", test.outcome.message}};
     if (test.performance) entry["performance"] = to_json(*test.performance);
+    if (test.preview) {
+      // A timing preview (self-check only): never points; null when it was not measured.
+      const bool measured = test.performance.has_value();
+      entry["preview"] = {{"not_a_grade", true},
+                          {"threshold_met", measured ? nlohmann::json(test.performance->verdict.credit >= 1.0 &&
+                                                                      !test.performance->measurement.implausible)
+                                                     : nlohmann::json(nullptr)}};
+    }
     if (!test.sanitizer.empty()) {
       nlohmann::json findings = nlohmann::json::array();
       for (const auto& finding : test.sanitizer) {

@@ -62,6 +62,42 @@ void write_sanitizer_section(std::ostream& out, const GradeResult& report, bool 
   }
 }
 
+// Timing previews (self-check only), apart from the points: the figures and whether each
+// preview's threshold was met, or why it was not measured.
+void write_preview_section(std::ostream& out, const GradeResult& report, const Painter& paint) {
+  bool heading = false;
+  for (const auto& test : report.tests) {
+    if (!test.preview) continue;
+    if (!heading) {
+      out << "\n" << paint("Timing preview (your code alone on this GPU; a preview, not a grade: no points):", "1")
+          << "\n";
+      heading = true;
+    }
+    std::string body;
+    if (test.performance) {
+      const bool met = test.performance->verdict.credit >= 1.0 && !test.performance->measurement.implausible;
+      out << "  " << paint(test.name, "1") << "  " << paint(met ? "meets the preview threshold" : "below the preview threshold",
+                                                         met ? "32" : "33")
+          << "\n";
+      body = describe(*test.performance);
+    } else {
+      out << "  " << paint(test.name, "1") << "  not measured\n";
+      if (report.status == RunStatus::NoCudaDevice) {
+        body = "preview skipped: no CUDA device is usable here (the reason is next to the score)";
+      } else if (test.outcome.status == TestStatus::Skipped || test.outcome.status == TestStatus::NotRun) {
+        body = "preview skipped: " + (test.outcome.message.empty() ? report.status_detail : test.outcome.message);
+      } else {
+        body = std::string(to_string(test.outcome.status)) + ": " + test.outcome.message;
+      }
+    }
+    out << indented(body);
+  }
+  if (heading) {
+    out << "  The grade times hidden cases of its own against the reference solution; a preview only says where "
+           "you stand.\n";
+  }
+}
+
 }  // namespace
 
 TextStyle text_style_for_terminal(bool stream_is_tty) {
@@ -93,6 +129,7 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
   out << "\n"
       << fmt::format("  {:<{}}  {:<10} {:<9} {:>13}\n", "test", name_width, "visibility", "status", "points");
   for (const auto& test : report.tests) {
+    if (test.preview) continue;  // worth nothing: its own section below
     const std::string status(to_string(test.outcome.status));
     out << fmt::format("  {:<{}}  {:<10} ", test.name, name_width, to_string(test.visibility))
         << paint(fmt::format("{:<9}", status), status_color(test.outcome.status))
@@ -107,7 +144,7 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
   // The figures behind every timed verdict, passed or not.
   bool timed_heading = false;
   for (const auto& test : report.tests) {
-    if (!test.performance) continue;
+    if (!test.performance || test.preview) continue;
     if (!timed_heading) out << "\nPerformance (median of interleaved rounds, L2 flushed, same process):\n";
     timed_heading = true;
     const bool hide = !style.show_hidden_details && test.visibility == cudalabs::config::Visibility::Hidden;
@@ -116,9 +153,11 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
         << indented(hide ? test.performance->verdict.explanation : describe(*test.performance));
   }
 
+  write_preview_section(out, report, paint);
+
   bool heading = false;
   for (const auto& test : report.tests) {
-    if (test.performance) continue;  // shown above
+    if (test.performance || test.preview) continue;  // shown above
     // Tests that never ran share one reason, already given next to the score.
     const bool skipped_for_no_gpu =
         report.status == RunStatus::NoCudaDevice && test.outcome.status == TestStatus::Skipped;

@@ -54,7 +54,12 @@ TEST_F(PublicLabYaml, KeepsThePublicEntriesAndWithholdsTheHiddenPoints) {
   EXPECT_DOUBLE_EQ(lab.total_points, 100);
   ASSERT_EQ(lab.tests.size(), 4u);
   for (const auto& test : lab.tests) EXPECT_EQ(test.visibility, config::Visibility::Public) << test.name;
-  EXPECT_TRUE(lab.performance.empty());
+  // Its timed cases are hidden; what the release keeps of `performance:` is the two previews.
+  ASSERT_EQ(lab.performance.size(), 2u);
+  for (const auto& spec : lab.performance) {
+    EXPECT_TRUE(spec.preview) << spec.name;
+    EXPECT_EQ(spec.points, 0) << spec.name;
+  }
   EXPECT_EQ(lab.student_files, std::vector<std::string>{"vector_add.cu"});
   EXPECT_EQ(lab.tolerances.size(), 2u);
 }
@@ -67,17 +72,45 @@ TEST_F(PublicLabYaml, LeavesOutHiddenNamesAndComments) {
   }
 }
 
+TEST_F(PublicLabYaml, CarriesThePreviewThresholdsAndNoHiddenOne) {
+  const std::string text = public_lab_yaml(kRoot / "config" / "labs" / "01_vector_add.yaml");
+  // The hidden cases' ratio threshold, partial credit and names stay behind ...
+  for (const char* hidden : {"max_ratio_to_solution", "zero_at", "partial_credit", "vector_add_2to26", "saxpy_2to26"}) {
+    EXPECT_EQ(text.find(hidden), std::string::npos) << hidden << " in:\n" << text;
+  }
+  // ... while each preview's threshold comes along, exactly as the instructor's file has it.
+  const config::LabConfig instructor = config::load_lab_config(kRoot / "config" / "labs" / "01_vector_add.yaml");
+  const config::LabConfig lab = released("01_vector_add");
+  for (const char* name : {"Preview.vector_add", "Preview.saxpy"}) {
+    const config::PerformanceSpec* spec = lab.find_performance_test(name);
+    const config::PerformanceSpec* original = instructor.find_performance_test(name);
+    ASSERT_NE(spec, nullptr) << name << " is not in:\n" << text;
+    ASSERT_NE(original, nullptr) << name;
+    EXPECT_TRUE(spec->preview);
+    EXPECT_EQ(spec->visibility, config::Visibility::Public);
+    EXPECT_EQ(spec->threshold.kind, config::ThresholdKind::MinFractionOfPeakBandwidth);
+    EXPECT_DOUBLE_EQ(spec->threshold.value, original->threshold.value);
+    EXPECT_DOUBLE_EQ(spec->threshold.value, 0.85);
+  }
+  EXPECT_NE(text.find("preview: true"), std::string::npos) << text;
+}
+
 TEST_F(PublicLabYaml, EveryLabHasAValidReleaseCopy) {
   for (const auto& entry : fs::directory_iterator(kRoot / "config" / "labs")) {
     SCOPED_TRACE(entry.path().string());
     const config::LabConfig lab = released(entry.path().stem().string());
     for (const auto& spec : lab.performance) EXPECT_EQ(spec.visibility, config::Visibility::Public);
+    // The reference's benchmark targets stay behind (lab 09's names a hidden case).
+    EXPECT_TRUE(lab.reference_targets.empty());
   }
 }
 
 TEST_F(PublicLabYaml, TimingPreviewSaysWhichPerLab) {
-  // No lab has a public timed case today (README, "Timing preview: not yet").
-  EXPECT_EQ(timing_preview(released("01_vector_add")).rfind("none:", 0), 0u);
+  // Lab 01 previews both timed cases against the device; lab 03 has no preview.
+  EXPECT_EQ(timing_preview(released("01_vector_add")),
+            "device-relative: `Preview.vector_add`: your code alone, at least 85% of your GPU's copy bandwidth, "
+            "measured in the same run (a preview, no points); `Preview.saxpy`: your code alone, at least 85% of "
+            "your GPU's copy bandwidth, measured in the same run (a preview, no points)");
   EXPECT_EQ(timing_preview(released("03_matmul")).rfind("none:", 0), 0u);
 }
 

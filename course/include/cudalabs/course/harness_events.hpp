@@ -91,6 +91,10 @@ struct StageTime {
   Summary ms;
 };
 
+// Measurement::compared_with of a timing preview (cudalabs/performance_preview.hpp): the
+// student's code was timed alone.
+inline constexpr const char* kComparedWithNothing = "nothing";
+
 // What one performance case measured (cudalabs/performance_case.hpp), from which labgrade draws
 // its verdict with the same arithmetic as the harness (cudalabs/course/performance.hpp).
 struct Measurement {
@@ -123,7 +127,8 @@ struct Measurement {
   std::string timing_seed;   // the grade's seed and this case's, to reproduce the inputs
   std::string case_seed;
   // What solution_ms timed: "solution", or for a pipeline case (max_ratio_to_slowest_stage) the
-  // name of its slowest stage, with every stage's time alone in `stages`.
+  // name of its slowest stage, with every stage's time alone in `stages`; kComparedWithNothing
+  // for a timing preview (solution_ms and ratio then stay zero).
   std::string compared_with = "solution";
   std::vector<StageTime> stages;
 };

@@ -24,6 +24,12 @@ inline bool covered(Visibility visibility, bool only_public) {
   return !only_public || visibility == Visibility::Public;
 }
 
+// Whether a run times a performance case: covered, and a timing preview only in a self-check (a
+// grade times the hidden case it previews, and a preview is worth nothing).
+inline bool covered(const PerformanceSpec& spec, bool only_public) {
+  return covered(spec.visibility, only_public) && (!spec.preview || only_public);
+}
+
 struct Tolerance {
   double abs = 0;
   double rel = 0;

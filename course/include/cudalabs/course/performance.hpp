@@ -45,14 +45,21 @@ struct PartialCredit {
 };
 
 struct PerformanceSpec {
-  std::string name;  // the suite's test is Performance.<name>
+  std::string name;  // the suite's test is test_name()
   double points = 0;
   Visibility visibility{};
   PerformanceThreshold threshold;
   std::optional<PartialCredit> partial_credit;
   int line = 0;
+  // A timing preview (`preview: true`): timed in the students' self-check, their code alone
+  // against a device-relative threshold (cudalabs/performance_preview.hpp), for them to see where
+  // they stand before the grade's hidden case times them. Always public, never points, and not
+  // run by a grade.
+  bool preview = false;
 
-  std::string test_name() const { return "Performance." + name; }
+  // The suite's test: Performance.<name>, or Preview.<name> for a timing preview (a suite of its
+  // own, so the self-check's fixture never meets the hidden suite's Performance fixture).
+  std::string test_name() const { return (preview ? "Preview." : "Performance.") + name; }
 };
 
 // The figure a threshold is compared with, as measured: its median and confidence interval.

@@ -1,0 +1,288 @@
+#include "cudalabs/performance_preview.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "config_files.hpp"
+#include "cudalabs/course/harness_events.hpp"
+#include "cudalabs/course/threshold_kinds.hpp"
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/result_stream.hpp"
+#include "cudalabs/timing/device_peaks.hpp"
+#include "cudalabs/timing/event_timer.hpp"
+#include "cudalabs/timing/grade_seed.hpp"
+#include "cudalabs/timing/l2_flush.hpp"
+#include "cudalabs/timing/plausibility.hpp"
+#include "cudalabs/timing/stream_fan.hpp"
+
+namespace cudalabs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using config::ThresholdKind;
+
+// Seeds of warm-up calls live in a domain of their own, apart from the timed rounds' (the
+// engine's warm-up domain is private to it; any other constant does as well).
+constexpr std::uint64_t kPreviewWarmupDomain = 0x5052455657524d55ull;  // "PREVWRMU"
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// What a student call's status means; "" for cudaSuccess (the engine's wording).
+std::string describe_status(cudaError_t status) {
+  if (status == cudaSuccess) return "";
+  if (status == cudaErrorNotYetImplemented) {
+    return "the call is still a TODO(student): it returned cudaErrorNotYetImplemented";
+  }
+  return std::string("the call returned ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
+}
+
+// Host-held keyed checksums of the sealed inputs, once prepare's work is done.
+std::vector<std::uint64_t> seal(const timing::Workload& work, cudaStream_t stream) {
+  std::vector<std::uint64_t> sums;
+  if (work.sealed_inputs.empty()) return sums;
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  for (const timing::SealedInput& input : work.sealed_inputs) sums.push_back(device_checksum(input.data, input.bytes));
+  return sums;
+}
+
+// After a verified call: "" when every sealed input is as sealed and verify finds the output right.
+std::string check_call(const timing::Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
+                       cudaStream_t stream) {
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const timing::SealedInput& input = work.sealed_inputs[i];
+    if (device_checksum(input.data, input.bytes) != sums[i]) {
+      return "its input " + input.name + " was changed (inputs are read-only)";
+    }
+  }
+  return work.verify(seed, stream);
+}
+
+// How long the device took to finish everything still queued anywhere in the context once the
+// timed stream had finished: near zero unless the call left work on another stream.
+double outstanding_ms() {
+  const Clock::time_point before = Clock::now();
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+}
+
+timing::SamplingPolicy policy_from(const config::TimingSettings& settings) {
+  timing::SamplingPolicy policy;
+  policy.warmup = settings.warmup;
+  policy.min_samples = settings.min_samples;
+  policy.max_samples = settings.max_samples;
+  policy.target_relative_ci = settings.target_relative_ci;
+  policy.confidence = settings.confidence;
+  policy.time_budget_seconds = settings.time_budget_seconds;
+  return policy;
+}
+
+std::string device_name() {
+  int device = 0;
+  CUDALABS_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp properties{};
+  CUDALABS_CHECK(cudaGetDeviceProperties(&properties, device));
+  return properties.name;
+}
+
+events::Summary summary_of(const timing::SampleSummary& summary) {
+  return {summary.median, summary.ci.low, summary.ci.high, summary.samples};
+}
+
+}  // namespace
+
+PreviewSamples measure_student_alone(const timing::Workload& work, const timing::SamplingPolicy& policy,
+                                     cudaStream_t stream) {
+  timing::validate(policy);
+  if (!work.student) throw std::invalid_argument("measure_student_alone: Workload needs a student call");
+  if (work.verify_one_in < 1) {
+    throw std::invalid_argument("measure_student_alone: verify_one_in must be >= 1, got " +
+                                std::to_string(work.verify_one_in));
+  }
+  const Clock::time_point started = Clock::now();
+  timing::L2Flusher flusher;
+  timing::EventTimer timer;
+  timing::StreamFan fan(work.side_streams);
+  PreviewSamples result;
+
+  // One call, forked to the side streams and joined back; its status, then the launch itself.
+  auto call = [&]() {
+    fan.fork(stream);
+    const cudaError_t status = work.student(stream);
+    CUDALABS_CHECK_LAUNCH();
+    fan.join(stream);
+    return status;
+  };
+
+  for (int i = 0; i < policy.warmup; ++i) {
+    if (work.prepare) work.prepare(timing::round_seed(kPreviewWarmupDomain ^ work.seed, static_cast<std::uint64_t>(i)), stream);
+    if (const std::string failed = describe_status(call()); !failed.empty()) {
+      result.integrity_failure = "warm-up call " + std::to_string(i + 1) + " failed: " + failed;
+      return result;
+    }
+  }
+  CUDALABS_CHECK(cudaDeviceSynchronize());  // nothing queued before the first sample delays it
+
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(policy.max_samples));
+  for (int round = 0;; ++round) {
+    const std::uint64_t seed = timing::round_seed(work.seed, static_cast<std::uint64_t>(round));
+    const bool checked = timing::verifies_round(work, round);
+    if (work.prepare) work.prepare(seed, stream);
+    const std::vector<std::uint64_t> sums = checked ? seal(work, stream) : std::vector<std::uint64_t>{};
+    flusher.flush(stream);  // also resets persisting-L2 lines and limit
+    timer.start(stream);
+    const cudaError_t status = call();
+    timer.stop(stream);
+    const double ms = timer.elapsed_ms();  // waits for the stop event
+    if (const std::string failed = describe_status(status); !failed.empty()) {
+      result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
+      break;
+    }
+    const double outstanding = outstanding_ms();
+    if (outstanding > timing::kOutstandingWorkLimitMs) {
+      ++result.samples_with_outstanding_work;
+      result.max_outstanding_ms = std::max(result.max_outstanding_ms, outstanding);
+      if (result.samples_with_outstanding_work >= timing::kOutstandingWorkStrikes) {
+        result.integrity_failure = fmt::format(
+            "work was still running on the GPU after the stream you were given finished (after {} of {} timed "
+            "calls; the device needed up to {:.3f} ms more to go idle): launch everything on that stream",
+            result.samples_with_outstanding_work, round + 1, result.max_outstanding_ms);
+        break;
+      }
+    }
+    if (checked) {
+      ++result.verified_samples;
+      if (const std::string wrong = check_call(work, sums, seed, stream); !wrong.empty()) {
+        result.integrity_failure = fmt::format("the timed call's result was wrong on sample {} (inputs from seed {}): {}",
+                                               round + 1, timing::format_seed(seed), wrong);
+        break;
+      }
+    }
+    times.push_back(ms);
+    result.student_ms = timing::summarize(times, policy.confidence);
+    if (timing::should_stop(result.student_ms, seconds_since(started), policy, &result.target_met)) break;
+  }
+  if (!result.integrity_failure.empty()) result.target_met = false;
+  result.student_ms = timing::summarize(times, policy.confidence);
+  result.seconds_spent = seconds_since(started);
+  return result;
+}
+
+void run_performance_preview_in(const char* default_lab_config, const char* default_course_config,
+                                std::string_view name, const PreviewWork& work) {
+  const config::LabConfig& lab = lab_config_from(default_lab_config);
+  const config::CourseConfig& course = course_config_from(default_course_config);
+  const std::string test = "Preview." + std::string(name);
+  const config::PerformanceSpec* spec = lab.find_performance_test(test);
+  if (!spec || !spec->preview) {
+    ADD_FAILURE() << lab.source_path << ": performance: has no timing preview '" << name
+                  << "' (an entry with preview: true; this is a bug of the lab's self-check)";
+    return;
+  }
+  const ThresholdKind kind = spec->threshold.kind;
+  const config::DeclaredWork declared{work.bytes, work.flops, work.peak_gflops, 0};
+  if (const std::string missing = config::threshold_kind(kind).missing_declaration(declared); !missing.empty()) {
+    ADD_FAILURE() << "timing preview '" << name << "': " << missing << " (a bug of the lab's self-check)";
+    return;
+  }
+  if (!work.workload.verify) {
+    ADD_FAILURE() << "timing preview '" << name << "': its timed calls' outputs must be checked (workload.verify; "
+                  << "a bug of the lab's self-check)";
+    return;
+  }
+
+  // The qualifying call's status, to tell code not written yet (skipped: the tests before say which
+  // function) from code that is wrong at the timed size (a failure).
+  cudaError_t qualifying_status = cudaSuccess;
+  timing::Workload qualifying = work.workload;
+  qualifying.student = [&](cudaStream_t stream) { return qualifying_status = work.workload.student(stream); };
+  const std::uint64_t qualifying_seed = timing::case_seed(name, -1);
+  const std::string wrong = timing::qualifying_call(qualifying, qualifying_seed);
+  if (qualifying_status == cudaErrorNotYetImplemented) {
+    GTEST_SKIP() << "not timed: the code it times returned cudaErrorNotYetImplemented (a TODO(student) left)";
+  }
+  if (!wrong.empty()) {
+    ADD_FAILURE() << "timing preview '" << name << "': the untimed check at the timed size failed (inputs from seed "
+                  << timing::format_seed(qualifying_seed) << "): " << wrong << "\nA wrong result is not timed.";
+    return;
+  }
+
+  const std::string device = device_name();
+  const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
+  timing::Workload workload = work.workload;
+  workload.seed = timing::case_seed(name, 0);
+  const PreviewSamples samples = measure_student_alone(workload, policy_from(course.timing));
+  if (!samples.integrity_failure.empty()) {
+    ADD_FAILURE() << "timing preview '" << name << "': " << samples.integrity_failure
+                  << "\nThe timed calls must compute the result for the inputs of each call, on the stream they are "
+                     "given; the grade's timed cases check the same.";
+    return;
+  }
+
+  int device_index = 0;
+  int l2_bytes = 0;
+  CUDALABS_CHECK(cudaGetDevice(&device_index));
+  CUDALABS_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_index));
+  const timing::DeviceCeilings ceilings{peak_bandwidth_gbs, static_cast<double>(l2_bytes),
+                                        work.flops > 0 ? timing::fp32_peak_gflops() : 0.0};
+  const timing::Plausibility plausibility =
+      timing::check_plausibility(work.bytes, work.flops, samples.student_ms.median, ceilings);
+  const config::MeasuredFigure time{samples.student_ms.median, samples.student_ms.ci.low, samples.student_ms.ci.high};
+  const config::Timings timings{time, config::MeasuredFigure{}, work.bytes, work.flops, peak_bandwidth_gbs,
+                                work.peak_gflops};
+  const config::Verdict verdict = config::judge(*spec, config::figure_for(kind, timings), device);
+
+  const double student_seconds = samples.student_ms.median * 1e-3;
+  const timing::ClockReading clocks = timing::read_clocks();
+  events::Measurement event;
+  event.test = test;
+  event.device = device;
+  event.threshold_kind = std::string(config::to_string(kind));
+  event.figure = {verdict.figure.median, verdict.figure.low, verdict.figure.high};
+  event.student_ms = summary_of(samples.student_ms);
+  event.target_met = samples.target_met;
+  event.rounds = static_cast<int>(samples.student_ms.samples);
+  event.seconds = samples.seconds_spent;
+  event.bytes = work.bytes;
+  event.flops = work.flops;
+  event.achieved_gbs = work.bytes > 0 ? work.bytes / student_seconds / 1e9 : 0.0;
+  event.achieved_gflops = work.flops > 0 ? work.flops / student_seconds / 1e9 : 0.0;
+  event.peak_bandwidth_gbs = peak_bandwidth_gbs;
+  event.peak_gflops = work.peak_gflops;
+  event.clocks = {clocks.sm_clock_mhz_measured, clocks.sm_clock_mhz_max, clocks.memory_clock_mhz, clocks.note};
+  event.timing_seed = timing::format_seed(timing::grade_seed());
+  event.case_seed = timing::format_seed(workload.seed);
+  event.compared_with = events::kComparedWithNothing;  // the student's code alone
+  event.verified_samples = samples.verified_samples;
+  event.implausible = plausibility.implausible;
+  event.implausible_reason = plausibility.reason;
+  event.bandwidth_limit_gbs = plausibility.bandwidth_limit_gbs;
+  event.flops_limit_gflops = plausibility.flops_limit_gflops;
+  emit_result_event(events::to_line(event));
+
+  const std::string figures = fmt::format(
+      "your code alone: {:.4g} ms (median of {} samples{}){}", samples.student_ms.median, samples.student_ms.samples,
+      samples.target_met ? "" : ", precision target not reached",
+      work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
+                                   event.achieved_gbs, 100 * event.achieved_gbs / peak_bandwidth_gbs,
+                                   peak_bandwidth_gbs)
+                     : "");
+  std::cout << "[ preview  ] " << name << ": "
+            << (plausibility.implausible ? "implausible figure (" + plausibility.reason + "); " : std::string())
+            << verdict.explanation << "\n             " << figures << "\n";
+}
+
+}  // namespace cudalabs

@@ -34,12 +34,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
           cudaGetDeviceProperties(&properties, device) == cudaSuccess) {
         event.device = properties.name;
       }
-      char bus_id[32] = {};
-      if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == cudaSuccess) {
-        own_memory_ = std::make_unique<ProcessDeviceMemory>(bus_id);
-      } else {
-        cudaGetLastError();
-      }
+      event.device_wide_memory_reason = open_own_memory(device);
     }
     emit(event);
   }
@@ -94,6 +89,34 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     std::_Exit(kContextLostExitCode);
   }
 
+  // Sets up own_memory_ when NVML lists this process; else says why the leak check falls back to
+  // the device-wide figure. The process has a CUDA context first: NVML lists only those.
+  std::string open_own_memory(int device) {
+    char bus_id[32] = {};
+    if (cudaFree(nullptr) != cudaSuccess || cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) {
+      cudaGetLastError();
+      return "the GPU's PCI bus id is unknown";
+    }
+    auto memory = std::make_unique<ProcessDeviceMemory>(bus_id);
+    const std::optional<std::size_t> before = memory->bytes();
+    if (!before) return memory->reason();
+    // The figure must follow this process's own allocation: a PID that only matches by chance
+    // (another PID namespace) or a driver that counts late would make the check wrong.
+    constexpr std::size_t kProbeBytes = std::size_t{64} << 20;
+    void* probe = nullptr;
+    if (cudaMalloc(&probe, kProbeBytes) != cudaSuccess) {
+      cudaGetLastError();
+      return "no device memory for the NVML probe";
+    }
+    const std::optional<std::size_t> holding = memory->bytes();
+    if (cudaFree(probe) != cudaSuccess) cudaGetLastError();
+    if (!holding || *holding < *before + kProbeBytes) {
+      return "NVML's figure for this process did not follow a 64 MiB allocation";
+    }
+    own_memory_ = std::move(memory);
+    return "";
+  }
+
   // Free device memory now, or 0 without a usable device (then nothing is compared).
   static std::size_t free_device_bytes(std::size_t* total = nullptr) {
     if (!cuda_device_available(nullptr)) return 0;
@@ -119,6 +142,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   // a neighbour's allocation can charge this test, and labgrade runs every test that failed
   // while sharing again alone and keeps that outcome (grader/src/session/stages.cpp); a leak a
   // neighbour's freeing hid starves the tests after it, which then fail and run again alone.
+  // The environment event says which figure this process uses (the report's timing.gpu_sharing).
   // A foreign (non-cudalabs) program allocating on the GPU during a test affects only the
   // device-wide figure; graders should run on GPUs they do not share with other programs.
   void stop_if_memory_leaked(const ::testing::TestInfo& info) const {

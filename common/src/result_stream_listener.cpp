@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -11,6 +13,7 @@
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/gpu_test.hpp"
 #include "cudalabs/result_stream.hpp"
+#include "process_device_memory.hpp"
 #include "result_stream_fd.hpp"
 
 namespace cudalabs {
@@ -31,12 +34,14 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
           cudaGetDeviceProperties(&properties, device) == cudaSuccess) {
         event.device = properties.name;
       }
+      event.device_wide_memory_reason = open_own_memory(device);
     }
     emit(event);
   }
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     free_at_start_ = free_device_bytes();
+    held_at_start_ = own_memory_ ? own_memory_->bytes() : std::nullopt;
     emit(events::TestStart{full_name(info)});
   }
 
@@ -84,6 +89,34 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     std::_Exit(kContextLostExitCode);
   }
 
+  // Sets up own_memory_ when NVML lists this process; else says why the leak check falls back to
+  // the device-wide figure. The process has a CUDA context first: NVML lists only those.
+  std::string open_own_memory(int device) {
+    char bus_id[32] = {};
+    if (cudaFree(nullptr) != cudaSuccess || cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) {
+      cudaGetLastError();
+      return "the GPU's PCI bus id is unknown";
+    }
+    auto memory = std::make_unique<ProcessDeviceMemory>(bus_id);
+    const std::optional<std::size_t> before = memory->bytes();
+    if (!before) return memory->reason();
+    // The figure must follow this process's own allocation: a PID that only matches by chance
+    // (another PID namespace) or a driver that counts late would make the check wrong.
+    constexpr std::size_t kProbeBytes = std::size_t{64} << 20;
+    void* probe = nullptr;
+    if (cudaMalloc(&probe, kProbeBytes) != cudaSuccess) {
+      cudaGetLastError();
+      return "no device memory for the NVML probe";
+    }
+    const std::optional<std::size_t> holding = memory->bytes();
+    if (cudaFree(probe) != cudaSuccess) cudaGetLastError();
+    if (!holding || *holding < *before + kProbeBytes) {
+      return "NVML's figure for this process did not follow a 64 MiB allocation";
+    }
+    own_memory_ = std::move(memory);
+    return "";
+  }
+
   // Free device memory now, or 0 without a usable device (then nothing is compared).
   static std::size_t free_device_bytes(std::size_t* total = nullptr) {
     if (!cuda_device_available(nullptr)) return 0;
@@ -99,25 +132,33 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   // Device memory a test allocated and never freed would starve every later test in this
   // process: report it and leave, so labgrade charges this test and runs the rest afresh.
   //
-  // The figure is the device-wide free memory (cudaMemGetInfo). With the GPU lock held
-  // exclusively (cudalabs/gpu_lock.hpp) no other cudalabs process allocates on this GPU, so the
-  // difference between start and end is this test's. While correctness tests of several grades
-  // share the GPU (the lock held shared), a neighbour's allocation can look like this test's leak:
-  // the test is then charged here, and labgrade runs every test that failed while sharing again
-  // with the GPU to itself, where the figure is this test's alone, and keeps that outcome
-  // (grader/src/session/stages.cpp). A neighbour freeing memory can also hide a real leak while
-  // sharing; the tests it would starve fail, and run again alone. NVML's per-process figures
-  // (nvmlDeviceGetComputeRunningProcesses) were the alternative, rejected because they are not
-  // available where grading often runs: in a container the driver reports host PIDs (or none),
-  // under MIG per-process memory is not reported at all, and they would add libnvidia-ml to every
-  // harness. A foreign program allocating on the GPU during a test shows as a leak above 1 GiB at
-  // worst; graders should run on GPUs they do not share with other programs.
+  // Correctness tests of several grades may share the GPU (cudalabs/gpu_lock.hpp), so the
+  // device-wide free memory (cudaMemGetInfo) is not this test's alone: a neighbour allocating
+  // looks like a leak here, a neighbour freeing hides one. The figure used is therefore this
+  // process's own, from NVML's per-process list (process_device_memory.hpp), which no neighbour
+  // moves. Where NVML gives none (not installed, a container whose PID namespace hides our PID
+  // from the driver, MIG), the device-wide difference is used as before: valid when the lock is
+  // held exclusively (timed cases, tests run again alone, a harness run by hand); while sharing,
+  // a neighbour's allocation can charge this test, and labgrade runs every test that failed
+  // while sharing again alone and keeps that outcome (grader/src/session/stages.cpp); a leak a
+  // neighbour's freeing hid starves the tests after it, which then fail and run again alone.
+  // The environment event says which figure this process uses (the report's timing.gpu_sharing).
+  // A foreign (non-cudalabs) program allocating on the GPU during a test affects only the
+  // device-wide figure; graders should run on GPUs they do not share with other programs.
   void stop_if_memory_leaked(const ::testing::TestInfo& info) const {
     if (free_at_start_ == 0) return;
     std::size_t total = 0;
     const std::size_t free_now = free_device_bytes(&total);
-    if (free_now == 0 || free_now >= free_at_start_ || free_at_start_ - free_now <= kLeakLimitBytes) return;
-    emit(events::Leaked{full_name(info), free_at_start_ - free_now, free_at_start_, free_now, total});
+    std::size_t leaked = 0;
+    const std::optional<std::size_t> held_now =
+        held_at_start_ && own_memory_ ? own_memory_->bytes() : std::nullopt;
+    if (held_now) {
+      leaked = *held_now > *held_at_start_ ? *held_now - *held_at_start_ : 0;
+    } else if (free_now != 0 && free_now < free_at_start_) {
+      leaked = free_at_start_ - free_now;
+    }
+    if (leaked <= kLeakLimitBytes) return;
+    emit(events::Leaked{full_name(info), leaked, free_at_start_, free_now, total});
     std::_Exit(kLeakedExitCode);
   }
 
@@ -155,6 +196,9 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   }
 
   std::size_t free_at_start_ = 0;
+  // This process's own device memory (NVML), when NVML lists it; see stop_if_memory_leaked.
+  std::unique_ptr<ProcessDeviceMemory> own_memory_;
+  std::optional<std::size_t> held_at_start_;
 
 };
 

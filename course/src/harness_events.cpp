@@ -6,12 +6,16 @@ void to_json(nlohmann::json& json, const Environment& event) {
   json = {{"cuda_device", event.cuda_device}};
   if (event.cuda_device && !event.device.empty()) json["device"] = event.device;
   if (!event.cuda_device) json["reason"] = event.reason;
+  if (event.cuda_device && !event.device_wide_memory_reason.empty()) {
+    json["device_wide_memory"] = event.device_wide_memory_reason;
+  }
 }
 
 void from_json(const nlohmann::json& json, Environment& event) {
   event.cuda_device = json.value("cuda_device", false);
   event.device = json.value("device", "");
   event.reason = json.value("reason", "");
+  event.device_wide_memory_reason = json.value("device_wide_memory", "");
 }
 
 void to_json(nlohmann::json& json, const TestStart& event) { json = {{"test", event.test}}; }

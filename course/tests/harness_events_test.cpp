@@ -26,11 +26,23 @@ TEST(HarnessEvents, EachEventRoundTripsThroughItsLine) {
 }
 
 TEST(HarnessEvents, EnvironmentNamesTheDeviceOrTheReasonThereIsNone) {
-  const nlohmann::json with = line_of(to_line(Environment{true, "NVIDIA H100", ""}));
+  const nlohmann::json with = line_of(to_line(Environment{true, "NVIDIA H100", "", ""}));
   EXPECT_EQ(with, (nlohmann::json{{"event", "environment"}, {"cuda_device", true}, {"device", "NVIDIA H100"}}));
-  const nlohmann::json without = line_of(to_line(Environment{false, "", "no CUDA device"}));
+  const nlohmann::json without = line_of(to_line(Environment{false, "", "no CUDA device", ""}));
   EXPECT_EQ(without.get<Environment>().reason, "no CUDA device");
   EXPECT_FALSE(without.contains("device"));
+}
+
+// Why the harness's leak check could not count its own memory travels to labgrade (the report's
+// timing.gpu_sharing); absent when it could.
+TEST(HarnessEvents, EnvironmentSaysWhyTheLeakCheckUsesTheDevicesFreeMemory) {
+  const nlohmann::json fallback =
+      line_of(to_line(Environment{true, "NVIDIA H100", "", "NVML does not list this process (pid 7)"}));
+  EXPECT_EQ(fallback["device_wide_memory"], "NVML does not list this process (pid 7)");
+  EXPECT_EQ(fallback.get<Environment>().device_wide_memory_reason, "NVML does not list this process (pid 7)");
+  const nlohmann::json own = line_of(to_line(Environment{true, "NVIDIA H100", "", ""}));
+  EXPECT_FALSE(own.contains("device_wide_memory"));
+  EXPECT_EQ(own.get<Environment>().device_wide_memory_reason, "");
 }
 
 TEST(HarnessEvents, MissingFieldsReadAsEmptyExceptInAMeasurement) {

@@ -86,6 +86,9 @@ struct GradeResult {
   // Correctness tests that failed while the GPU was shared and ran again alone (their second
   // outcome is the one reported; see session/stages.cpp).
   int tests_rerun_alone = 0;
+  // How the correctness tests shared the GPU and what the leak check counted then (set by
+  // session/stages.cpp; "" when no test ran), e.g. "shared correctness, exclusive timing".
+  std::string gpu_sharing;
   double total_seconds = 0;
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
 };

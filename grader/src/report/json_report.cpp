@@ -70,7 +70,8 @@ nlohmann::json report_to_json(const GradeResult& report) {
           {"timing", {{"stage_seconds", report.stage_seconds}, {"build_seconds", report.build.seconds},
                       {"test_seconds", report.test_seconds},
                       {"gpu_wait_seconds", report.gpu_wait_seconds}, {"total_seconds", report.total_seconds},
-                      {"tests_rerun_alone", report.tests_rerun_alone}}},
+                      {"tests_rerun_alone", report.tests_rerun_alone},
+                      {"gpu_sharing", report.gpu_sharing}}},
           {"tests", tests}};
   if (report.late) json["late"] = late_to_json(report);  // batch grades of a lab with a late policy
   return json;

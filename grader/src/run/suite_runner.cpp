@@ -84,6 +84,7 @@ struct StreamState {
   bool environment_seen = false;
   bool cuda_device = true;
   std::string no_device_reason;
+  std::string device_wide_memory_reason;
 };
 
 void read_event(StreamState& state, const std::string& line) {
@@ -104,6 +105,7 @@ void read_event(StreamState& state, const std::string& line) {
     state.cuda_device = environment.cuda_device;
     state.device = environment.device;
     state.no_device_reason = environment.reason;
+    state.device_wide_memory_reason = environment.device_wide_memory_reason;
   } else if (kind == events::TestStart::kName) {
     state.running = event.get<events::TestStart>().test;
   } else if (kind == events::TestEnd::kName) {
@@ -231,6 +233,9 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
       run.device = state.device;
       run.cuda_device = state.cuda_device;
       run.no_device_reason = state.no_device_reason;
+    }
+    if (state.environment_seen && run.device_wide_memory_reason.empty()) {
+      run.device_wide_memory_reason = state.device_wide_memory_reason;
     }
     for (auto& [name, outcome] : state.finished) {
       if (outcome.status == TestStatus::Failed) explain_host_memory(outcome, invocation.limits.max_data_bytes, 0);

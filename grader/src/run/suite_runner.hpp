@@ -40,6 +40,9 @@ struct SuiteRun {
   std::string device;                 // GPU name reported by the harness
   bool cuda_device = true;            // false when the harness saw no GPU
   std::string no_device_reason;
+  // Why a harness's leak check used the device-wide free memory rather than its own (NVML); ""
+  // when every harness process had its own figure.
+  std::string device_wide_memory_reason;
   int processes = 0;                  // how many harness processes it took
   std::map<std::string, PerformanceMeasurement> measurements;  // by test, for performance cases
   int untrusted_lines = 0;            // result lines ignored: wrong or no token, or a test not asked for

@@ -184,6 +184,15 @@ void merge_runs(SuiteRun& shared, SuiteRun&& alone) {
   shared.output += alone.output;
 }
 
+// For the report: how the correctness tests shared the GPU, and what the leak check counted.
+std::string describe_sharing(const cudalabs::GpuLock& lock, const SuiteRun& shared) {
+  if (!shared.cuda_device) return "unshared (no usable GPU)";
+  if (!lock.held()) return "unshared (no GPU lock held: a parent holds it, or its file could not be opened)";
+  if (shared.device_wide_memory_reason.empty()) return "shared correctness, exclusive timing";
+  return fmt::format("shared correctness (leak check on the device's free memory: {}), exclusive timing",
+                     shared.device_wide_memory_reason);
+}
+
 }  // namespace
 
 std::optional<Stop> run_correctness_tests(SessionState& session) {
@@ -195,6 +204,7 @@ std::optional<Stop> run_correctness_tests(SessionState& session) {
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
                                       session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
   session.shared_run = run_tests(session.invocation, session.lab.test_names(session.only_public()));
+  session.result.gpu_sharing = describe_sharing(session.gpu_lock, session.shared_run);
   session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
   return std::nullopt;

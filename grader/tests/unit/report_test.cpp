@@ -42,6 +42,13 @@ TEST(JsonReport, CarriesScoreStatusTestsAndTiming) {
   EXPECT_EQ(json["timing"]["build_seconds"], 12.5);
   EXPECT_EQ(json["timing"]["test_seconds"], 1.5);
   EXPECT_EQ(json["timing"]["gpu_wait_seconds"], 0.0);
+  EXPECT_EQ(json["timing"]["gpu_sharing"], "");
+}
+
+TEST(JsonReport, SaysHowTheGpuWasShared) {
+  GradeResult report = sample_report();
+  report.gpu_sharing = "shared correctness, exclusive timing";
+  EXPECT_EQ(report_to_json(report)["timing"]["gpu_sharing"], "shared correctness, exclusive timing");
 }
 
 TEST(JsonReport, WritesValidJsonEvenFromInvalidUtf8Output) {

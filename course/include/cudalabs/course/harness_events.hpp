@@ -23,6 +23,9 @@ struct Environment {
   bool cuda_device = false;
   std::string device;  // the device's name, when known
   std::string reason;  // why there is no usable device
+  // The per-test device-memory leak check's figure: "" when it is this process's own (NVML),
+  // else why it is the device-wide free memory (see common/src/result_stream_listener.cpp).
+  std::string device_wide_memory_reason;
 };
 
 struct TestStart {

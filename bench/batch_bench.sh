@@ -53,8 +53,13 @@ echo "class of $count submissions in $out_dir/class"
 now() { date +%s%N; }
 seconds_since() { awk -v start="$1" -v end="$(now)" 'BEGIN { printf "%.1f", (end - start) / 1e9 }'; }
 start=$(now)
-"$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" >"$out_dir/batch.log" 2>&1 ||
-  echo "labgrade batch exited with code $? (see $out_dir/batch.log)"
+# Each log line stamped with the seconds since the start, to show when the GPU-alone parts began.
+{ "$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" 2>&1 ||
+    echo "labgrade batch exited with code $?"; } |
+  while IFS= read -r line; do
+    printf '%7.1f %s\n' "$(awk -v start="$start" -v end="$(now)" 'BEGIN { print (end - start) / 1e9 }')" "$line"
+  done >"$out_dir/batch.log"
+grep -F "labgrade batch exited" "$out_dir/batch.log" || true
 batch_seconds=$(seconds_since "$start")
 echo "batch: ${batch_seconds} s  (log: $out_dir/batch.log, gradebook: $out_dir/batch/gradebook.csv)"
 

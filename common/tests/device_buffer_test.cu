@@ -25,6 +25,13 @@ __global__ void write_indices(int* out, int n) {
   if (i < n) out[i] = i;
 }
 
+// Keeps the GPU busy for about `cycles` clock ticks (tens of milliseconds at 10^8).
+__global__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
 // --- host-only -------------------------------------------------------------------------------
 
 TEST(CudaCheck, MessageNamesFileLineCallAndError) {
@@ -94,6 +101,16 @@ TEST_F(DeviceBufferGpu, FillBytesWritesEveryByte) {
   for (std::uint32_t v : buffer.copy_to_host()) ASSERT_EQ(v, 0xFFFFFFFFu);
   buffer.fill_bytes(0x01);
   for (std::uint32_t v : buffer.copy_to_host()) ASSERT_EQ(v, 0x01010101u);
+}
+
+// Lab 09's streams do not wait for the legacy default stream: a fill still queued there when
+// fill_bytes returned could land after the kernel under test wrote its output.
+TEST_F(DeviceBufferGpu, FillBytesHasFinishedWhenItReturns) {
+  DeviceBuffer<std::uint32_t> buffer(std::size_t{1} << 20);
+  spin<<<1, 1>>>(100'000'000);  // the fill queues behind this
+  CUDALABS_CHECK_LAUNCH();
+  buffer.fill_bytes(0xFF);
+  EXPECT_EQ(cudaStreamQuery(cudaStreamLegacy), cudaSuccess) << "fill_bytes returned before its cudaMemset ran";
 }
 
 TEST_F(DeviceBufferGpu, KernelOutputComesBack) {

@@ -8,7 +8,9 @@
 //   std::vector<float> back = a.copy_to_host();
 //
 // Copies and fills go through the legacy default stream (cudaMemcpy / cudaMemset), so they are
-// ordered after work the code under test queued on the default stream.
+// ordered after work the code under test queued on the default stream, and they have finished
+// when they return: a cudaMemset of device memory and a pageable cudaMemcpy's DMA may otherwise
+// still be running, and work on a cudaStreamNonBlocking stream is not ordered after them.
 #include <cstddef>
 #include <cstring>
 #include <limits>
@@ -39,6 +41,9 @@ inline void require_same_size(std::size_t buffer, std::size_t host, const char* 
                                 " elements but the host vector has " + std::to_string(host));
   }
 }
+
+// Until what the legacy default stream holds (this buffer's copy or fill) has finished.
+inline void wait_for_default_stream() { CUDALABS_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); }
 
 }  // namespace detail
 
@@ -85,7 +90,9 @@ class DeviceBuffer {
 
   void copy_from_host(const std::vector<T>& host) {
     detail::require_same_size(size_, host.size(), "DeviceBuffer::copy_from_host");
-    if (bytes() != 0) CUDALABS_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (bytes() == 0) return;
+    CUDALABS_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    detail::wait_for_default_stream();
   }
 
   std::vector<T> copy_to_host() const {
@@ -96,7 +103,9 @@ class DeviceBuffer {
 
   // Sets every byte (cudaMemset semantics), e.g. 0xFF to poison outputs before a kernel runs.
   void fill_bytes(unsigned char value) {
-    if (bytes() != 0) CUDALABS_CHECK(cudaMemset(data_, value, bytes()));
+    if (bytes() == 0) return;
+    CUDALABS_CHECK(cudaMemset(data_, value, bytes()));
+    detail::wait_for_default_stream();
   }
 
  private:

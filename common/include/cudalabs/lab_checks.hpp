@@ -89,6 +89,7 @@ class GuardedArray {
   GuardedArray(const std::vector<T>& values, std::size_t offset, unsigned char poison = kPoisonByte)
       : GuardedArray(values.size(), offset, poison) {
     if (n_ != 0) CUDALABS_CHECK(cudaMemcpy(data(), values.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    detail::wait_for_default_stream();  // as DeviceBuffer's own copies: finished when built
   }
 
   T* data() { return buffer_.data() + offset_; }

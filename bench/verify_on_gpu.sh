@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: build (one architecture, all cores), then the GPU checks named on the command
 # line, each step's log under gpu-logs/ (packed into $OUT/logs.tgz when $OUT is set). Steps: common (GPU tests of common/), grades (each
-# lab's solution graded, timed, and all seven back to back), cli (every-lab, fixtures, adversarial),
+# lab's solution graded one at a time, its grading time against bench/grade_time_bounds.py's bounds, and all back to back), cli (every-lab, fixtures, adversarial),
 # ctest (the whole suite with -j4), bench (each lab's benchmark).
 #
 #   bench/verify_on_gpu.sh [--arch 90] step...
@@ -37,6 +37,7 @@ for step in "$@"; do
         "$build/labgrade" grade "$lab" --submission "$root/solutions/$lab" --json "$out/grade_$lab.json" >"$out/grade_$lab.txt" 2>&1
         echo "$lab: exit $?, $(grep -E 'points|Time:' "$out/grade_$lab.txt" | grep -E '^Score|Time:|^  *[0-9.]+ / [0-9.]+ *points' | head -2 | tr -s ' ' | tr '\n' ' ')"
       done
+      python3 "$root/bench/grade_time_bounds.py" "$out"/grade_*.json || status=1
       all=$SECONDS
       for lab in "${labs[@]}"; do "$build/labgrade" grade "$lab" --submission "$root/solutions/$lab" >/dev/null 2>&1; done
       echo "all seven back to back: $((SECONDS - all)) s" ;;

@@ -80,29 +80,6 @@ void print_grade(const LabgradeRun& run, const std::string& what) {
   }
 }
 
-// Upper bounds in seconds on grading a lab's reference solution on the GPU machine (an H100): issue
-// 17's targets (lab 01: tests under 2 s, build + tests under 4 s; every lab under 8 s), and for the
-// other labs about 1.7x what was measured there on 2026-11-23 with every integrity check in place
-// (lab 01: tests 0.75 s, build + tests 2.6 s; slowest, lab 03: 1.7 s and 3.7 s). Making or
-// checking a large case on the host again costs seconds and fails them. Time spent waiting for
-// the GPU lock (another grade holding the GPU, as under ctest -j4) is not test time.
-struct TimeBound {
-  double tests;
-  double build_and_tests;
-};
-
-TimeBound time_bound(const std::string& lab) {
-  if (lab == "01_vector_add") return {2.0, 4.0};
-  // The reference graded as a submission compiles a kernel per filter radius (40 instantiations):
-  // 8.0 s of build on the H100 (tests 1.7 s), over issue 17's 8 s for build + tests.
-  if (lab == "08_convolution") return {3.0, 12.0};
-  // Pinned arrays of up to 256 MiB each way allocated and filled on the host for 17 tests, and
-  // two timed cases that each measure three stages alone first: 4.8 s of tests on the H100
-  // (2026-11-24), 6.5 s with the build.
-  if (lab == "09_streams") return {5.0, 8.0};
-  return {3.0, 6.0};
-}
-
 class EveryLab : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
@@ -120,10 +97,9 @@ TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
   const auto& timing = run.report["timing"];
   const double tests = timing["test_seconds"].get<double>();
   const double build_and_tests = timing["build_seconds"].get<double>() + tests;
+  // For the log only: the bounds on these live in bench/grade_time_bounds.py, run alone on the GPU
+  // machine (here, under ctest -j4, other tests' compilers share the CPU).
   std::cout << "[ time     ] " << lab << ": build + tests " << build_and_tests << " s, tests " << tests << " s\n";
-  const TimeBound bound = time_bound(lab);
-  EXPECT_LE(tests, bound.tests) << "the test phase of " << lab << " got slow:\n" << run.process.output;
-  EXPECT_LE(build_and_tests, bound.build_and_tests) << "grading " << lab << " got slow:\n" << run.process.output;
 }
 
 TEST_P(EveryLab, UntouchedSkeletonScoresZeroAndNamesTheTodo) {

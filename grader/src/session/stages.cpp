@@ -149,19 +149,28 @@ void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
   session.result.gpu_wait_seconds += seconds_since(waiting);
 }
 
-// Correctness tests that failed while the GPU was shared, and so may have failed because of a
-// neighbour (its memory use, a context it broke, its kernels slowing ours): run again alone. Not
-// time-outs: a neighbour can slow a test by at most the number of grades sharing the GPU (a few),
-// and a test that passes takes a small part of its time-out.
+// Correctness tests whose outcome while the GPU was shared a neighbour could explain (its memory
+// use: TestOutcome::neighbour_may_have_caused): run again alone. Not wrong values, crashes or a
+// broken context: processes share neither memory nor contexts, and the code fails them alone
+// too (running a crashing submission's tests again cost a batch 3.3 s of exclusive GPU time per
+// submission, 2026-11-24). Not time-outs: a neighbour can slow
+// a test by at most the number of grades sharing the GPU (a few), and a test that passes takes a
+// small part of its time-out.
 std::vector<std::string> failed_while_sharing(const SuiteRun& shared) {
   std::vector<std::string> again;
   for (const TestOutcome& outcome : shared.outcomes) {
-    if (outcome.status != TestStatus::Passed && outcome.status != TestStatus::TimedOut &&
-        outcome.status != TestStatus::Skipped) {
-      again.push_back(outcome.name);
-    }
+    if (outcome.status != TestStatus::Passed && outcome.neighbour_may_have_caused) again.push_back(outcome.name);
   }
   return again;
+}
+
+// Every test of a shared run whose harness found no usable device although labgrade holds the
+// GPU's lock (so there is one): its context could not be created beside the neighbours (their
+// memory use), so none of its outcomes says anything about the code.
+std::vector<std::string> every_test_of(const SuiteRun& shared) {
+  std::vector<std::string> names;
+  for (const TestOutcome& outcome : shared.outcomes) names.push_back(outcome.name);
+  return names;
 }
 
 // `alone`'s outcomes replace `shared`'s for the same tests; its measurements join them.
@@ -219,14 +228,28 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
   // ran beside the first phase.
   const SessionClock::time_point started = SessionClock::now();
   SuiteRun suite = std::move(session.shared_run);
-  std::vector<std::string> alone = suite.cuda_device ? failed_while_sharing(suite) : std::vector<std::string>{};
+  const double waited_before = result.gpu_wait_seconds;
+  take_gpu(session, cudalabs::GpuAccess::Exclusive);
+  const bool device_unusable_while_sharing = !suite.cuda_device && session.gpu_lock.held();
+  std::vector<std::string> alone = suite.cuda_device                  ? failed_while_sharing(suite)
+                                   : device_unusable_while_sharing ? every_test_of(suite)
+                                                                   : std::vector<std::string>{};
   result.tests_rerun_alone = static_cast<int>(alone.size());
   const std::vector<std::string> timed = session.lab.performance_test_names(only_public);
   alone.insert(alone.end(), timed.begin(), timed.end());
-  const double waited_before = result.gpu_wait_seconds;
-  take_gpu(session, cudalabs::GpuAccess::Exclusive);
-  // No device: the timed cases are skipped like the rest (the harness says why).
-  if (!alone.empty()) merge_runs(suite, run_tests(session.invocation, alone));
+  // No device: the timed cases are skipped like the rest (the harness says why). A device the
+  // shared run could not use: this run alone replaces it, and says whether there is one.
+  if (device_unusable_while_sharing) {
+    SuiteRun shared = std::move(suite);
+    suite = run_tests(session.invocation, alone);
+    suite.processes += shared.processes;
+    suite.untrusted_lines += shared.untrusted_lines;
+    suite.output = shared.output + suite.output;
+    result.gpu_sharing = fmt::format("exclusive (every test ran again alone: beside other grades, {})",
+                                     shared.no_device_reason);
+  } else if (!alone.empty()) {
+    merge_runs(suite, run_tests(session.invocation, alone));
+  }
   result.device = suite.device;
   result.tests = score_tests(session.lab, suite.outcomes, only_public);
   for (ScoredTest& timed_case : score_performance(session.lab, suite.outcomes, suite.measurements, only_public)) {

@@ -20,6 +20,11 @@ struct TestOutcome {
   TestStatus status = TestStatus::NotRun;
   std::string message;  // failure details, crash reason, skip reason
   double seconds = 0;
+  // Another process on the same GPU or host could explain this outcome (memory it held: out of
+  // device memory, a leak seen in the device's free memory, the kernel's OOM killer; or the test
+  // never ran), so a grade that shared the GPU runs the test again alone. Not wrong values or a
+  // broken context: processes do not share memory or contexts.
+  bool neighbour_may_have_caused = false;
 };
 
 struct ScoredTest {

@@ -1,6 +1,7 @@
 #include "run/suite_runner.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <map>
 #include <optional>
 #include <set>
@@ -70,6 +71,20 @@ void explain_host_memory(TestOutcome& outcome, std::uint64_t limit_bytes, std::u
                     ": an allocation beyond it failed\n" + outcome.message;
 }
 
+// CUDA's words for a device allocation that failed (std::bad_alloc is the process's own host
+// memory limit, not a neighbour's doing).
+bool mentions_out_of_memory(const std::string& message) {
+  for (const char* words : {"cudaErrorMemoryAllocation", "out of memory"}) {
+    if (message.find(words) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// SIGKILL we did not send: the kernel's OOM killer, when the machine ran out of memory.
+bool killed_by_the_system(const ProcessResult& process) {
+  return process.started && !process.exited && !process.timed_out && process.signal == SIGKILL;
+}
+
 // What one harness process told us.
 struct StreamState {
   std::string token;                 // what a line must carry to be believed
@@ -117,6 +132,7 @@ void read_event(StreamState& state, const std::string& line) {
                                                : TestStatus::Failed;
     outcome.message = end.message;
     outcome.seconds = end.ms / 1000.0;
+    outcome.neighbour_may_have_caused = outcome.status == TestStatus::Failed && mentions_out_of_memory(end.message);
     state.finished[outcome.name] = outcome;
     if (state.running == outcome.name) state.running.clear();
   } else if (kind == events::ContextLost::kName) {
@@ -141,6 +157,8 @@ void read_event(StreamState& state, const std::string& line) {
     constexpr double kMiB = 1024.0 * 1024.0;
     const std::string earlier = found->second.message;
     found->second.status = TestStatus::Failed;
+    // Counted in the device's free memory (no per-process figure): a neighbour's allocations too.
+    found->second.neighbour_may_have_caused = !state.device_wide_memory_reason.empty();
     found->second.message = fmt::format(
         "this test left {:.0f} MiB of device memory allocated after it ended ({:.0f} of {:.0f} MiB free before it, "
         "{:.0f} after): free what the code allocates (cudaFree / cudaFreeAsync), or allocate a small scratch "
@@ -180,6 +198,7 @@ TestOutcome charge_interrupted_test(const std::string& test, const ProcessResult
     outcome.message = fmt::format("the test process was {} during this test", process.describe_end(timeout));
   }
   outcome.message += output_tail(process);
+  outcome.neighbour_may_have_caused = killed_by_the_system(process);
   return outcome;
 }
 
@@ -256,12 +275,12 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
         outcomes[test] = TestOutcome{test, TestStatus::Crashed,
                                      fmt::format("the test process {} before this test could start{}",
                                                  process.describe_end(invocation.test_timeout_seconds),
-                                                 output_tail(process)), 0};
+                                                 output_tail(process)), 0, killed_by_the_system(process)};
       }
       next.clear();
     } else if (state.done) {
       for (const auto& test : next) {
-        outcomes[test] = TestOutcome{test, TestStatus::NotRun, "the suite finished without running this test", 0};
+        outcomes[test] = TestOutcome{test, TestStatus::NotRun, "the suite finished without running this test", 0, true};
       }
       next.clear();
     }
@@ -270,7 +289,7 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
   for (const auto& test : tests) {
     const auto found = outcomes.find(test);  // no trusted result is never a pass
     run.outcomes.push_back(found != outcomes.end() ? found->second
-                                                   : TestOutcome{test, TestStatus::NotRun, "no result was reported for this test", 0});
+                                                   : TestOutcome{test, TestStatus::NotRun, "no result was reported for this test", 0, true});
   }
   return run;
 }

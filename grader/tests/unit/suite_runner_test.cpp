@@ -1,5 +1,7 @@
 #include "run/suite_runner.hpp"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 namespace labgrade {
@@ -115,6 +117,25 @@ TEST_F(RunTests, ACrashAtTheHostMemoryLimitIsChargedAsSuch) {
   // An ordinary crash is not blamed on memory.
   const SuiteRun plain = run("B.two=segv", {"A.one", "B.two"}, 5, limit);
   EXPECT_EQ(plain.outcomes[1].message.find("host memory"), std::string::npos) << plain.outcomes[1].message;
+}
+
+// What a grade that shared the GPU runs again alone (session/stages.cpp): only outcomes another
+// process's memory use could explain.
+TEST_F(RunTests, MarksOnlyOutcomesANeighbourCouldHaveCaused) {
+  const SuiteRun result =
+      run("A.one=fail;B.two=fail-oom;C.three=segv;D.four=sigkill;E.five=lose;F.six=bad-alloc;G.seven=pass",
+          {"A.one", "B.two", "C.three", "D.four", "E.five", "F.six", "G.seven"});
+  ASSERT_EQ(result.outcomes.size(), 7u);
+  std::map<std::string, bool> marked;
+  for (const TestOutcome& outcome : result.outcomes) marked[outcome.name] = outcome.neighbour_may_have_caused;
+  EXPECT_FALSE(marked["A.one"]) << "a wrong value is the code's own";
+  EXPECT_TRUE(marked["B.two"]) << "the device may have been full of a neighbour's memory";
+  EXPECT_FALSE(marked["C.three"]) << "a crash is the code's own";
+  EXPECT_TRUE(marked["D.four"]) << "SIGKILL not sent by labgrade: the OOM killer";
+  EXPECT_FALSE(marked["E.five"]) << "a broken context is the code's own";
+  EXPECT_FALSE(marked["F.six"]) << "the host-memory limit is per process";
+  EXPECT_FALSE(marked["G.seven"]);
+  EXPECT_EQ(result.outcomes[3].status, TestStatus::Crashed);
 }
 
 TEST_F(RunTests, EveryTestCrashingStillEnds) {

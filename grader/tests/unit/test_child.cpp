@@ -11,14 +11,16 @@
 //   test_child spin                   burn CPU forever
 //   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.. data=.."
 //   test_child read-secret            print what arrives on the descriptor in CUDALABS_RESULT_TOKEN_FD
+//   test_child open-fds               print the numbers of its open descriptors, space-separated
 //
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
 // FAKE_LISTING for --gtest_list_tests, and for --gtest_filter replays FAKE_SCRIPT, a ';'-separated
 // list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end|forge|forge-then-exit|claim-others-then-exit|
-// host-memory|bad-alloc|hog-then-segv>"
+// host-memory|bad-alloc|hog-then-segv|fail-oom|sigkill>"
 // applied to the tests of the filter in order. Like the real harness it reads the token labgrade
 // sends on CUDALABS_RESULT_TOKEN_FD and puts it in every line; the forge actions write lines
 // without it, with a wrong one, or about tests the runner did not ask for.
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -131,7 +133,13 @@ int fake_harness(const std::string& argument) {
       if (block) std::memset(block, 1, kBytes);
       std::raise(SIGSEGV);
     }
+    if (action == "fail-oom") {  // what CUDALABS_CHECK's exception looks like when the device is full
+      write_result(R"({"event":"end","test":")" + test +
+                   R"(","status":"failed","ms":1,"message":"cudaMalloc(...) returned cudaErrorMemoryAllocation: out of memory"})");
+      continue;
+    }
     if (action == "segv") std::raise(SIGSEGV);
+    if (action == "sigkill") std::raise(SIGKILL);  // as the kernel's OOM killer does
     if (action == "hang") hang();
     if (action == "lose" || action == "lose-after-end") {
       if (action == "lose-after-end") {  // what the real listener does: the end event, then the loss
@@ -174,6 +182,13 @@ int main(int argc, char** argv) {
   if (mode == "echo-env" && argc == 3) {
     const char* value = std::getenv(argv[2]);
     std::printf("%s", value ? value : "<unset>");
+    return 0;
+  }
+  if (mode == "open-fds") {
+    // Probed one by one (no directory stream of its own to count).
+    for (int fd = 0; fd < 1024; ++fd) {
+      if (::fcntl(fd, F_GETFD) != -1) std::printf("%d ", fd);
+    }
     return 0;
   }
   if (mode == "orphan") {

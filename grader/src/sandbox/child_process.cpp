@@ -4,8 +4,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -71,10 +73,23 @@ constexpr int kScratchFdFloor = 64;
     std::fprintf(stderr, "labgrade: cannot limit %s: %s\n", failed, std::strerror(errno));
     std::_Exit(127);
   }
+  // Descriptors another of labgrade's threads had open when this one forked (a harness being
+  // copied into place for a neighbour's grade, say) must not reach the program: they would give
+  // it another submission's files, and an open writer keeps that harness from running.
+  ::close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (spec.result_fd >= 0) ::fcntl(spec.result_fd, F_SETFD, 0);
+  if (spec.secret_fd >= 0) ::fcntl(spec.secret_fd, F_SETFD, 0);
   std::vector<char*> argv;
   for (const auto& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
-  ::execvp(argv[0], argv.data());
+  // ETXTBSY: a child another thread forked while our program's file was still open for writing
+  // holds that descriptor until it execs (microseconds); try again for up to a second.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    ::execvp(argv[0], argv.data());
+    if (errno != ETXTBSY) break;
+    const timespec pause{0, 10'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
   std::fprintf(stderr, "labgrade: cannot run %s: %s\n", argv[0], std::strerror(errno));
   std::_Exit(127);
 }

@@ -2,6 +2,9 @@
 
 #include <csignal>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "test_child_spec.hpp"
@@ -82,6 +85,20 @@ TEST(ChildProcess, ResultLinesDoNotExtendALimitOnceTheyStop) {
   const ProcessResult result = run_process(spec, [&](const std::string&) { ++lines; });
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(lines, 1);
+}
+
+// A batch grades in many threads: a descriptor one of them has open when another starts a child
+// (a harness being copied into place) must not reach that child.
+TEST(ChildProcess, InheritsOnlyStdioAndTheDescriptorsItIsGiven) {
+  const int stray = ::open("/dev/null", O_RDONLY);  // no O_CLOEXEC, as std::filesystem::copy_file's
+  ASSERT_GE(stray, 0);
+  ProcessSpec spec = child({"open-fds"});
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  const ProcessResult result = run_process(spec, [](const std::string&) {});
+  ::close(stray);
+  EXPECT_TRUE(result.succeeded()) << result.output;
+  EXPECT_EQ(result.output, "0 1 2 3 ");
 }
 
 TEST(ChildProcess, RefusesAResultDescriptorThatClashesWithStdio) {

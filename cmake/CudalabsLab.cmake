@@ -84,7 +84,14 @@ function(cudalabs_add_lab lab_id)
   endif()
 
   # The recipe labgrade follows to rebuild the student library from a submission.
-  string(REPLACE ";" "\",\"" archs_json "${CMAKE_CUDA_ARCHITECTURES}")
+  # labgrade compiles in a sandbox where nvcc cannot see the GPU, and `-arch=native` there falls
+  # back to nvcc's default (PTX compiled at every run): the recipe names the GPU's architecture,
+  # as CMake found it while configuring (CMAKE_CUDA_ARCHITECTURES_NATIVE, CMake >= 3.24).
+  set(recipe_archs "${CMAKE_CUDA_ARCHITECTURES}")
+  if(recipe_archs STREQUAL "native" AND CMAKE_CUDA_ARCHITECTURES_NATIVE)
+    set(recipe_archs "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  endif()
+  string(REPLACE ";" "\",\"" archs_json "${recipe_archs}")
   file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/cudalabs/labs/${lab_id}.json" CONTENT "{
   \"lab\": \"${lab_id}\",
   \"nvcc\": \"${CMAKE_CUDA_COMPILER}\",

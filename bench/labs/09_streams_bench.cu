@@ -10,7 +10,8 @@
 // the reference (32 chunks round-robin), everything on one stream (the one_stream fixture), one
 // chunk per stream (the few_chunks fixture), the serial version, and the serial version staged
 // through pageable memory (what the handout warns about). Also the H2D and D2H copies at once on
-// two streams, each alone, to show whether this machine's PCIe link keeps both directions' speed.
+// two streams, to show whether this machine's PCIe link keeps both directions' speed; where it
+// does not, that is the slowest stage, as in the grader.
 //
 // Target (reference_targets): the reference pipeline at most 1.15x the slowest stage; exit 1 if
 // not, 2 when a variant computes a wrong result or CUDA fails.
@@ -151,19 +152,21 @@ int run(const std::string& json_path) {
   }
   report["stages"] = stages;
 
-  // Both copies at once, on two streams: does the link keep each direction's speed?
+  // Both copies at once, on two streams: does the link keep each direction's speed? A pipeline
+  // runs them together, so where it does not, this is the slowest stage (as in the grader).
+  const lab09::CopiesBothWays both_copies(a.dev_in.data(), a.host_in.data(), a.host_out.data(), a.dev_out.data(),
+                                          a.bytes, streams[1]);
+  const Launch both = [&](cudaStream_t s) { both_copies.queue(s); };
   {
-    const Launch both = [&](cudaStream_t s) {
-      copy_in(s);
-      CUDALABS_CHECK(cudaMemcpyAsync(a.host_out.data(), a.dev_out.data(), a.bytes, cudaMemcpyDeviceToHost, streams[1]));
-    };
-    Workload work;
-    work.student = always_succeeding(both);
-    work.solution = copy_in;
-    work.side_streams = {streams[1]};
-    const PairedResult r = measure_interleaved(work, policy);
-    std::printf("  both copies at once: %.3f ms, %.3fx the copy in alone\n", r.student_ms.median, r.ratio.median);
-    report["both_copies_at_once"] = {{"median_ms", r.student_ms.median}, {"ratio_to_copy_in", r.ratio.median}};
+    const SampleSummary alone = measure_single(both, {}, policy);
+    const double copy_in_ms = stages["copy in"]["median_ms"].get<double>();
+    std::printf("  both copies at once: %.3f ms, %.3fx the copy in alone\n", alone.median, alone.median / copy_in_ms);
+    report["both_copies_at_once"] = {{"median_ms", alone.median}, {"ratio_to_copy_in", alone.median / copy_in_ms}};
+    if (alone.median > slowest_ms) {
+      slowest_ms = alone.median;
+      slowest = both;
+      std::printf("  (slower than the transform: the copies, not the kernel, bound the pipeline on this host)\n");
+    }
   }
 
   // The variants, end to end, against the slowest stage.

@@ -45,10 +45,14 @@ void copy_released(const fs::path& root, const fs::path& relative, const fs::pat
   if (!fs::is_directory(fs::symlink_status(from))) {
     throw std::runtime_error(fmt::format("{} is missing from the course tree {}", relative.string(), root.string()));
   }
-  for (const auto& entry : fs::recursive_directory_iterator(from)) {
-    if (fs::is_regular_file(entry.symlink_status())) {
-      copy_one(entry.path(), relative / entry.path().lexically_relative(from));
+  const std::vector<fs::path> withheld = withheld_paths();
+  for (auto entry = fs::recursive_directory_iterator(from); entry != fs::recursive_directory_iterator(); ++entry) {
+    const fs::path rel = relative / entry->path().lexically_relative(from);
+    if (std::find(withheld.begin(), withheld.end(), rel) != withheld.end()) {
+      if (entry->is_directory()) entry.disable_recursion_pending();
+      continue;
     }
+    if (fs::is_regular_file(entry->symlink_status())) copy_one(entry->path(), rel);
   }
 }
 

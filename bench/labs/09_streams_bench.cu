@@ -154,7 +154,7 @@ int run(const std::string& json_path) {
 
   // Both copies at once, on two streams: does the link keep each direction's speed? A pipeline
   // runs them together, so where it does not, this is the slowest stage (as in the grader).
-  const lab09::CopiesBothWays both_copies(a.dev_in.data(), a.host_in.data(), a.host_out.data(), a.dev_out.data(),
+  lab09::CopiesBothWays both_copies(a.dev_in.data(), a.host_in.data(), a.host_out.data(), a.dev_out.data(),
                                           a.bytes, streams[1]);
   const Launch both = [&](cudaStream_t s) { both_copies.queue(s); };
   {

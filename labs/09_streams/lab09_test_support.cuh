@@ -22,6 +22,7 @@
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/lab_checks.hpp"
+#include "cudalabs/timing/stream_fan.hpp"
 
 namespace lab09 {
 
@@ -96,36 +97,22 @@ class StreamSet {
 // --- Both copies at once -----------------------------------------------------------------------
 
 // Queues the copy in on `stream` and, at the same moment, the copy out on `side` (forked from and
-// joined back into `stream` with events), so that work waiting for `stream` afterwards waits for
-// both. A pipeline copies both ways at once for most of its run, so this, not either copy alone,
-// is the copies' share of its lower bound: some hosts' links keep each direction's speed
-// (about 1.2x one copy alone on our H100), others do not (up to the two back to back).
+// joined back into `stream`), so that work waiting for `stream` afterwards waits for both. A
+// pipeline copies both ways at once for most of its run, so this, not either copy alone, is the
+// copies' share of its lower bound: some hosts' links keep each direction's speed (about 1.2x one
+// copy alone on our H100), others do not (up to the two back to back).
 class CopiesBothWays {
  public:
   CopiesBothWays(float* dev_in, const float* host_in, float* host_out, const float* dev_out, std::size_t bytes,
                  cudaStream_t side)
-      : dev_in_(dev_in), host_in_(host_in), host_out_(host_out), dev_out_(dev_out), bytes_(bytes), side_(side) {
-    CUDALABS_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-    const cudaError_t status = cudaEventCreateWithFlags(&join_, cudaEventDisableTiming);
-    if (status != cudaSuccess) {
-      static_cast<void>(cudaEventDestroy(fork_));
-      CUDALABS_CHECK(status);
-    }
-  }
-  CopiesBothWays(const CopiesBothWays&) = delete;
-  CopiesBothWays& operator=(const CopiesBothWays&) = delete;
-  ~CopiesBothWays() {
-    static_cast<void>(cudaEventDestroy(fork_));
-    static_cast<void>(cudaEventDestroy(join_));
-  }
+      : dev_in_(dev_in), host_in_(host_in), host_out_(host_out), dev_out_(dev_out), bytes_(bytes), side_(side),
+        fan_({side}) {}
 
-  void queue(cudaStream_t stream) const {
-    CUDALABS_CHECK(cudaEventRecord(fork_, stream));
-    CUDALABS_CHECK(cudaStreamWaitEvent(side_, fork_));
+  void queue(cudaStream_t stream) {
+    fan_.fork(stream);
     CUDALABS_CHECK(cudaMemcpyAsync(dev_in_, host_in_, bytes_, cudaMemcpyHostToDevice, stream));
     CUDALABS_CHECK(cudaMemcpyAsync(host_out_, dev_out_, bytes_, cudaMemcpyDeviceToHost, side_));
-    CUDALABS_CHECK(cudaEventRecord(join_, side_));
-    CUDALABS_CHECK(cudaStreamWaitEvent(stream, join_));
+    fan_.join(stream);
   }
 
  private:
@@ -135,8 +122,7 @@ class CopiesBothWays {
   const float* dev_out_;
   std::size_t bytes_;
   cudaStream_t side_;
-  cudaEvent_t fork_{};
-  cudaEvent_t join_{};
+  cudalabs::timing::StreamFan fan_;
 };
 
 // --- Guarded pinned host arrays ------------------------------------------------------------------

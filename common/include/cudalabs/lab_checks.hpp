@@ -88,7 +88,8 @@ class GuardedArray {
   // An input (or in/out) array holding `values`.
   GuardedArray(const std::vector<T>& values, std::size_t offset, unsigned char poison = kPoisonByte)
       : GuardedArray(values.size(), offset, poison) {
-    if (n_ != 0) CUDALABS_CHECK(cudaMemcpy(data(), values.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    if (n_ == 0) return;
+    CUDALABS_CHECK(cudaMemcpy(data(), values.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
     detail::wait_for_default_stream();  // as DeviceBuffer's own copies: finished when built
   }
 

@@ -153,9 +153,8 @@ void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
 // use: TestOutcome::neighbour_may_have_caused): run again alone. Not wrong values, crashes or a
 // broken context: processes share neither memory nor contexts, and the code fails them alone
 // too (running a crashing submission's tests again cost a batch 3.3 s of exclusive GPU time per
-// submission, 2026-11-24). Not time-outs: a neighbour can slow
-// a test by at most the number of grades sharing the GPU (a few), and a test that passes takes a
-// small part of its time-out.
+// submission, 2026-11-24). Not time-outs: a neighbour can slow a test by at most the number of
+// grades sharing the GPU (a few), and a test that passes takes a small part of its time-out.
 std::vector<std::string> failed_while_sharing(const SuiteRun& shared) {
   std::vector<std::string> again;
   for (const TestOutcome& outcome : shared.outcomes) {

@@ -90,7 +90,7 @@ TEST_F(Performance, pipelined_2to25_4streams) {
   work.workload.side_streams = streams.all();
   // The stages alone run before the timed calls, so one of the call's streams can carry the
   // copy out of "both copies at once".
-  const lab09::CopiesBothWays both_copies(arrays.dev_in.data(), arrays.host_in.data(), arrays.host_out.data(),
+  lab09::CopiesBothWays both_copies(arrays.dev_in.data(), arrays.host_in.data(), arrays.host_out.data(),
                                           arrays.dev_out.data(), arrays.bytes, streams[1]);
   work.stages = {
       {"copy in",

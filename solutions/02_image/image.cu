@@ -1,15 +1,17 @@
 // Lab 02 reference: grayscale and Sobel at memory bandwidth on 8-bit images.
 //
-// Both kernels do little arithmetic per byte, so what matters is how memory is touched:
+// Both kernels do little arithmetic per byte, so what matters is how memory is touched and,
+// for Sobel, how few instructions each pixel costs:
 //  - rgb_to_gray: one thread converts 16 pixels, reading its 48 RGB bytes as three 16-byte loads
 //    and writing 16 gray bytes as one store, so each thread keeps many bytes in flight (one byte
 //    per load cannot cover memory latency). Rows that are not 16-byte aligned take a plain
 //    one-pixel-per-thread kernel, and so do the last width % 16 pixels of each row.
-//  - sobel: each block stages a 128 x 64 tile of the input plus a one-pixel halo in shared
+//  - sobel: each block stages a 256 x 64 tile of the input plus a one-pixel halo in shared
 //    memory, loading it with coalesced 4-byte words (a warp reads 128 contiguous bytes of a row);
-//    each thread then computes 4 x 8 outputs from shared memory, sliding a 3-row window down its
-//    column, and stores 4 outputs as one word. Every input byte is read from DRAM about once
-//    instead of 9 times from the caches, and the border clamp is done once, while loading.
+//    each thread then computes 8 x 16 outputs from shared memory, sliding a 3-row window down its
+//    columns, two pixels per 32-bit register, and stores 8 outputs as one 8-byte store. Every
+//    input byte is read from DRAM about once instead of 9 times from the caches, and the border
+//    clamp is done once, while loading, and only for the tiles on the image's border.
 // Grids loop over rows in steps of gridDim.y, so images taller than 65535 rows (the limit of
 // gridDim.y) are covered.
 #include <cstddef>
@@ -77,144 +79,326 @@ __global__ void rgb_to_gray_bytes(const unsigned char* __restrict__ rgb, std::si
 }
 
 // --- sobel -----------------------------------------------------------------------------------
+//
+// At 2 bytes per pixel, a copy-speed Sobel on an H100 has about 25 instruction slots per pixel,
+// and the integer units (half the rate of the float units) do most of the work: a first version
+// that extracted bytes one by one, computed gx and gy in 32-bit ints and converted to float and
+// back reached 0.48 of a memcpy. This one spends about 15 instructions per pixel:
+//  - two pixels per 32-bit register: pixels j and j + 2 of a 4-byte word sit in the two 16-bit
+//    halves of one register (one byte_perm builds it), so each add computes two pixels' sums;
+//    differences carry a bias of 256 per half so no half ever borrows from the other;
+//  - gx and gy go to float with one byte_perm each (the 2^23 trick below) and the magnitude
+//    stays in float: square, add, clamp, one special-function square root, round;
+//  - four rounded results are packed back into a word by byte_perm.
 
-constexpr int kTileWidth = 128;       // output columns per block: 32 threads x 4 pixels
-constexpr int kTileHeight = 64;       // output rows per block: 8 threads x 8 rows
-constexpr int kThreadsX = 32;
-constexpr int kThreadsY = 8;
-constexpr int kPixelsPerThreadX = 4;  // one 4-byte word
-constexpr int kRowsPerThread = kTileHeight / kThreadsY;
-// Shared row: 4 bytes before the tile (the left halo sits at byte 3), the 128 tile bytes, the
-// right halo at byte 132; 136 keeps every row's words 4-byte aligned.
-constexpr int kSharedRow = 136;
-constexpr int kSharedRows = kTileHeight + 2;
-constexpr int kWordsPerRow = kTileWidth / 4;
-constexpr int kBlockThreads = kThreadsX * kThreadsY;
-constexpr int kWordLoadsPerThread = (kSharedRows * kWordsPerRow + kBlockThreads - 1) / kBlockThreads;
-// At least 4 resident blocks (1024 threads) per SM: caps registers at 64 per thread, so several
-// blocks overlap one's loading phase with another's computing.
-constexpr int kSobelBlocksPerSm = 4;
+// The block's shape: 32 x kThreadsY threads, each computing kPixelsX x kRowsPerThread outputs
+// of a kTileWidth x kTileHeight tile.
+template <int kPixelsX, int kThreadsYCount, int kRows, int kBlocksPerSmCount>
+struct SobelShape {
+  static_assert(kPixelsX == 4 || kPixelsX == 8, "one or two 4-byte words per thread and row");
+  static constexpr int kPixelsPerThreadX = kPixelsX;
+  static constexpr int kWords = kPixelsX / 4;
+  static constexpr int kPairs = 2 * kWords;  // 16-bit pairs per row: pixels (0,2) and (1,3) of each word
+  static constexpr int kThreadsX = 32;
+  static constexpr int kThreadsY = kThreadsYCount;
+  static constexpr int kThreads = kThreadsX * kThreadsY;
+  static constexpr int kRowsPerThread = kRows;
+  static constexpr int kBlocksPerSm = kBlocksPerSmCount;
+  static constexpr int kTileWidth = kThreadsX * kPixelsX;
+  static constexpr int kTileHeight = kThreadsY * kRows;
+  // Shared row: 8 bytes before the tile (the left halo at byte 7), the tile, the right halo
+  // right after it; padded to 8 bytes so every thread's words are 8-byte aligned.
+  static constexpr int kLead = 8;
+  static constexpr int kSharedRow = kLead + kTileWidth + 8;
+  static constexpr int kSharedRows = kTileHeight + 2;
+  static constexpr int kWordsPerRow = kTileWidth / 4;
+  static constexpr int kWordLoadsPerThread = (kSharedRows * kWordsPerRow + kThreads - 1) / kThreads;
+};
+
+// The reference's shape: tiles of 256 x 64 pixels, 128 threads of 8 x 16 outputs, 8 blocks (64
+// registers a thread) per SM. Eight pixels a thread halve the halo bytes and per-row overheads
+// of four, and the small blocks let one block's loads overlap seven others' arithmetic; see
+// bench/probes/sobel_shape_probe.cu for the other shapes measured.
+using SobelReferenceShape = SobelShape<8, 4, 16, 8>;
 
 __device__ __forceinline__ int clamp_to(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
-// min(255, round(sqrt(gx^2 + gy^2))), exact, with one special-function instruction per pixel.
-// That unit (16 lanes per SM and clock, a quarter of the integer and float units) also does the
-// int<->float conversions, and with a conversion each way it was this kernel's bottleneck. So:
-//  - anything at or above 255.5^2 = 65280.25 saturates: clamp g2 to 65280 first (its root,
-//    255.4995, rounds to 255);
-//  - int -> float by the 2^23 trick: for 0 <= g2 < 2^23, the float with exponent 2^23 and
-//    mantissa g2 is 2^23 + g2 exactly, and subtracting 2^23 leaves g2 (an integer op and a FADD);
-//  - sqrt.approx (relative error under 2^-22, so under 6.1e-5 here) cannot round the wrong way:
-//    for an integer g2 the exact root is at least 0.25 / 511 = 4.9e-4 away from any k + 0.5;
-//  - float -> int by the same trick: adding 2^23 rounds to the nearest integer (ties to even,
-//    as __float2uint_rn does) into the low mantissa bits.
-__device__ __forceinline__ unsigned magnitude(int gx, int gy) {
-  constexpr float kTwoTo23 = 8388608.0f;
-  constexpr unsigned kTwoTo23Bits = 0x4B000000u;
-  const unsigned g2 = static_cast<unsigned>(min(gx * gx + gy * gy, 65280));
-  const float value = __uint_as_float(kTwoTo23Bits | g2) - kTwoTo23;
-  float root;
-  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(value));
-  return __float_as_uint(root + kTwoTo23) - kTwoTo23Bits;
+constexpr unsigned kPairBias256 = 0x01000100u;   // 256 in each 16-bit half
+constexpr unsigned kPairBias1024 = 0x04000400u;  // 1024 in each half: gx, gy + 1024 lie in [4, 2044]
+
+// The horizontal halves of the two Sobel kernels for one shared-memory row, two pixels per
+// register: d = p[c+1] - p[c-1] + 256 (in [1, 511]) and s = p[c-1] + 2 p[c] + p[c+1] (at most 1020).
+// Register 2k holds pixels 4k and 4k+2 of the thread's columns, register 2k+1 pixels 4k+1 and 4k+3.
+template <class Shape>
+__device__ __forceinline__ void row_halves(const unsigned char* src, unsigned (&d)[Shape::kPairs],
+                                           unsigned (&s)[Shape::kPairs]) {
+  unsigned words[Shape::kWords];
+  if constexpr (Shape::kWords == 2) {
+    const uint2 both = *reinterpret_cast<const uint2*>(src);
+    words[0] = both.x;
+    words[1] = both.y;
+  } else {
+    words[0] = *reinterpret_cast<const unsigned*>(src);
+  }
+  const unsigned left = src[-1], right = src[Shape::kPixelsPerThreadX];
+  unsigned even[Shape::kWords], odd[Shape::kWords];  // (p0, p2) and (p1, p3) of each word
+#pragma unroll
+  for (int k = 0; k < Shape::kWords; ++k) {
+    even[k] = __byte_perm(words[k], 0, 0x4240);
+    odd[k] = __byte_perm(words[k], 0, 0x4341);
+  }
+#pragma unroll
+  for (int k = 0; k < Shape::kWords; ++k) {
+    // (p[-1], p1) and (p2, p4) of word k: the neighbours come from the words beside it.
+    const unsigned lefts = k == 0 ? __byte_perm(left, odd[0], 0x5410) : __byte_perm(odd[k - 1], odd[k], 0x5432);
+    const unsigned next = k + 1 < Shape::kWords ? even[(k + 1) % Shape::kWords] : right;
+    const unsigned rights = __byte_perm(even[k], next, 0x5432);
+    d[2 * k] = odd[k] + kPairBias256 - lefts;      // pixels 0, 2: right neighbours are the odd pixels
+    s[2 * k] = lefts + 2 * even[k] + odd[k];
+    d[2 * k + 1] = rights + kPairBias256 - even[k];  // pixels 1, 3: left neighbours are the even ones
+    s[2 * k + 1] = even[k] + 2 * odd[k] + rights;
+  }
 }
 
-__global__ void __launch_bounds__(kBlockThreads, kSobelBlocksPerSm)
-sobel_tiled(const unsigned char* __restrict__ gray, std::size_t gray_pitch, unsigned char* __restrict__ edges,
-            std::size_t edges_pitch, int width, int height, bool words_in, bool words_out) {
-  __shared__ __align__(4) unsigned char tile[kSharedRows * kSharedRow];
-  const int tid = threadIdx.y * kThreadsX + threadIdx.x;
-  const int x_origin = blockIdx.x * kTileWidth;
-  const int tile_rows = (height + kTileHeight - 1) / kTileHeight;
+// min(255, round(sqrt(gx^2 + gy^2))) for one 16-bit half of biased gx and gy (selector 0x7610:
+// the low half, 0x7632: the high one), returned in the low byte of a float's bit pattern
+// (two_to_23_bits: 0x4B000000, the bit pattern of 2^23):
+//  - int -> float by the 2^23 trick: the float with exponent 2^23 and mantissa m is 2^23 + m
+//    exactly, so placing the half (m = g + 1024) under that exponent with one byte_perm and
+//    subtracting 2^23 + 1024 gives g exactly, with no conversion instruction (those run on the
+//    special-function unit, a quarter of the float units' rate);
+//  - gx^2 + gy^2 <= 2080800 < 2^24 is exact in float; anything at or above 255.5^2 = 65280.25
+//    saturates, so it is clamped to 65280 (whose root, 255.4995, rounds to 255);
+//  - sqrt.approx (relative error under 2^-22, so under 6.1e-5 here) cannot round the wrong way:
+//    for an integer n the exact root is at least 0.25 / 511 = 4.9e-4 away from any k + 0.5;
+//  - float -> int by the same trick: adding 2^23 rounds to the nearest integer (ties to even,
+//    as __float2uint_rn does) into the mantissa's low byte.
+__device__ __forceinline__ unsigned magnitude_in_low_byte(unsigned gx_pair, unsigned gy_pair, unsigned two_to_23_bits,
+                                                          unsigned selector) {
+  constexpr float kTwoTo23 = 8388608.0f;
+  constexpr float kTwoTo23PlusBias = 8388608.0f + 1024.0f;
+  const float gx = __uint_as_float(__byte_perm(gx_pair, two_to_23_bits, selector)) - kTwoTo23PlusBias;
+  const float gy = __uint_as_float(__byte_perm(gy_pair, two_to_23_bits, selector)) - kTwoTo23PlusBias;
+  const float g2 = fminf(gx * gx + gy * gy, 65280.0f);
+  float root;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(root) : "f"(g2));
+  return __float_as_uint(root + kTwoTo23);
+}
 
-  for (int tile_row = blockIdx.y; tile_row < tile_rows; tile_row += gridDim.y) {
-    const int y_origin = tile_row * kTileHeight;
+// 1. Stage input rows y_origin-1 .. y_origin+kTileHeight, columns x_origin-1 .. x_origin+kTileWidth
+//    into shared memory, with coordinates clamped to the image (the border rule), so the compute
+//    step never checks borders. A warp reads 128 contiguous bytes of a row.
 
-    // 1. Stage input rows y_origin-1 .. y_origin+64, columns x_origin-1 .. x_origin+128, with
-    //    coordinates clamped to the image (the border rule), so step 2 never checks borders.
-    //    All word loads are issued before any is stored, to keep them in flight together.
-    unsigned staged[kWordLoadsPerThread];
+// The halo columns left and right of the tile; kInside: no clamping needed.
+template <class Shape, bool kInside>
+__device__ __forceinline__ void stage_halo(unsigned char* tile, const unsigned char* __restrict__ gray,
+                                           std::size_t gray_pitch, int width, int height, int x_origin,
+                                           int y_origin, int tid) {
+  for (int h = tid; h < 2 * Shape::kSharedRows; h += Shape::kThreads) {
+    const int row = h / 2;
+    const int column = (h % 2) ? Shape::kTileWidth : -1;
+    const int y = kInside ? y_origin - 1 + row : clamp_to(y_origin - 1 + row, height - 1);
+    const int x = kInside ? x_origin + column : clamp_to(x_origin + column, width - 1);
+    tile[row * Shape::kSharedRow + Shape::kLead + column] = gray[static_cast<std::size_t>(y) * gray_pitch + x];
+  }
+}
+
+// A tile whose halo lies inside the image, with 4-byte aligned rows (all tiles but the image's
+// outer ring): no clamping, no byte loads, a row pointer that steps by a fixed number of rows.
+// All of a thread's loads are issued before any is stored, to keep them in flight together.
+template <class Shape>
+__device__ __forceinline__ void stage_inside_tile(unsigned char* tile, const unsigned char* __restrict__ gray,
+                                                  std::size_t gray_pitch, int x_origin, int y_origin, int tid) {
+  constexpr int kRowStep = Shape::kThreads / Shape::kWordsPerRow;  // rows between a thread's loads
+  const int first_row = tid / Shape::kWordsPerRow;                  // < kRowStep
+  const int column = (tid % Shape::kWordsPerRow) * 4;
+  unsigned staged[Shape::kWordLoadsPerThread];
+  const unsigned char* in = gray + static_cast<std::size_t>(y_origin - 1 + first_row) * gray_pitch + x_origin + column;
+  const std::size_t step = kRowStep * gray_pitch;
 #pragma unroll
-    for (int k = 0; k < kWordLoadsPerThread; ++k) {
-      const int i = tid + k * kBlockThreads;
+  for (int k = 0; k < Shape::kWordLoadsPerThread; ++k, in += step) {
+    // Only the last load can fall below the tile.
+    const bool in_tile = (k + 1) * kRowStep <= Shape::kSharedRows || first_row + k * kRowStep < Shape::kSharedRows;
+    staged[k] = in_tile ? *reinterpret_cast<const unsigned*>(in) : 0u;
+  }
+  unsigned char* word = tile + first_row * Shape::kSharedRow + Shape::kLead + column;
+#pragma unroll
+  for (int k = 0; k < Shape::kWordLoadsPerThread; ++k) {
+    if ((k + 1) * kRowStep <= Shape::kSharedRows || first_row + k * kRowStep < Shape::kSharedRows) {
+      *reinterpret_cast<unsigned*>(word + k * kRowStep * Shape::kSharedRow) = staged[k];
+    }
+  }
+  stage_halo<Shape, true>(tile, gray, gray_pitch, 0, 0, x_origin, y_origin, tid);
+}
+
+// Any other tile: every coordinate clamped, a word load where the row allows it. Loads go in
+// batches of kBorderBatch per thread, all issued before any is stored, so a border tile waits
+// for memory a few times rather than once per word; fully unrolled like the inside path, its
+// byte fallbacks would make the kernel's code several times larger.
+constexpr int kBorderBatch = 8;
+
+template <class Shape>
+__device__ void stage_border_tile(unsigned char* tile, const unsigned char* __restrict__ gray, std::size_t gray_pitch,
+                                  int width, int height, bool words_in, int x_origin, int y_origin, int tid) {
+  constexpr int kWords = Shape::kSharedRows * Shape::kWordsPerRow;
+#pragma unroll 1
+  for (int first = tid; first < kWords; first += kBorderBatch * Shape::kThreads) {
+    unsigned staged[kBorderBatch];
+#pragma unroll
+    for (int k = 0; k < kBorderBatch; ++k) {
+      const int i = first + k * Shape::kThreads;
+      const int x = x_origin + (i % Shape::kWordsPerRow) * 4;
+      const unsigned char* in =
+          gray + static_cast<std::size_t>(clamp_to(y_origin - 1 + i / Shape::kWordsPerRow, height - 1)) * gray_pitch;
       staged[k] = 0;
-      if (i < kSharedRows * kWordsPerRow) {
-        const int row = i / kWordsPerRow;
-        const int x = x_origin + (i % kWordsPerRow) * 4;
-        const unsigned char* in = gray + static_cast<std::size_t>(clamp_to(y_origin - 1 + row, height - 1)) * gray_pitch;
-        if (words_in && x + 4 <= width) {
-          staged[k] = *reinterpret_cast<const unsigned*>(in + x);
-        } else {  // the right border, or rows not 4-byte aligned
-          for (int b = 0; b < 4; ++b) staged[k] |= static_cast<unsigned>(in[clamp_to(x + b, width - 1)]) << (8 * b);
-        }
+      if (i >= kWords) continue;
+      if (words_in && x + 4 <= width) {
+        staged[k] = *reinterpret_cast<const unsigned*>(in + x);
+      } else {  // the right border, or rows not 4-byte aligned
+#pragma unroll 1
+        for (int b = 0; b < 4; ++b) staged[k] |= static_cast<unsigned>(in[clamp_to(x + b, width - 1)]) << (8 * b);
       }
     }
 #pragma unroll
-    for (int k = 0; k < kWordLoadsPerThread; ++k) {
-      const int i = tid + k * kBlockThreads;
-      if (i < kSharedRows * kWordsPerRow) {
-        *reinterpret_cast<unsigned*>(&tile[(i / kWordsPerRow) * kSharedRow + 4 + (i % kWordsPerRow) * 4]) = staged[k];
+    for (int k = 0; k < kBorderBatch; ++k) {
+      const int i = first + k * Shape::kThreads;
+      if (i < kWords) {
+        *reinterpret_cast<unsigned*>(&tile[(i / Shape::kWordsPerRow) * Shape::kSharedRow + Shape::kLead +
+                                           (i % Shape::kWordsPerRow) * 4]) = staged[k];
       }
     }
-    if (tid < 2 * kSharedRows) {  // the left and right halo columns
-      const int row = tid / 2;
-      const int column = (tid % 2) ? kTileWidth : -1;
-      const unsigned char* in = gray + static_cast<std::size_t>(clamp_to(y_origin - 1 + row, height - 1)) * gray_pitch;
-      tile[row * kSharedRow + 4 + column] = in[clamp_to(x_origin + column, width - 1)];
+  }
+  stage_halo<Shape, false>(tile, gray, gray_pitch, width, height, x_origin, y_origin, tid);
+}
+
+// 2. kPixelsX x kRowsPerThread outputs per thread from the staged tile. The Sobel kernels are
+//    separable: gx is the vertical [1 2 1] smoothing of the horizontal differences d, gy the
+//    vertical difference of the horizontal smoothings s. Each row's d and s are computed once,
+//    when the row enters the 3-row window, and reused by the three output rows that need it;
+//    lanes read consecutive words, so there are no bank conflicts.
+
+// One output row of the thread's kPixelsX pixels, packed 4 to a word, from the window's rows.
+template <class Shape>
+__device__ __forceinline__ void sobel_row(const unsigned (&d_top)[Shape::kPairs], const unsigned (&d_mid)[Shape::kPairs],
+                                          const unsigned (&d_bot)[Shape::kPairs], const unsigned (&s_top)[Shape::kPairs],
+                                          const unsigned (&s_bot)[Shape::kPairs], unsigned two_to_23_bits,
+                                          unsigned (&packed)[Shape::kWords]) {
+#pragma unroll
+  for (int k = 0; k < Shape::kWords; ++k) {
+    unsigned low[2], high[2];  // pair 2k: pixels 0 and 2 of the word; pair 2k+1: pixels 1 and 3
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int pair = 2 * k + q;
+      const unsigned gx = d_top[pair] + 2 * d_mid[pair] + d_bot[pair];  // gx + 1024 per half
+      const unsigned gy = s_bot[pair] + kPairBias1024 - s_top[pair];    // gy + 1024 per half
+      low[q] = magnitude_in_low_byte(gx, gy, two_to_23_bits, 0x7610);
+      high[q] = magnitude_in_low_byte(gx, gy, two_to_23_bits, 0x7632);
+    }
+    packed[k] = __byte_perm(__byte_perm(low[0], low[1], 0x0040), __byte_perm(high[0], high[1], 0x0040), 0x5410);
+  }
+}
+
+// Every output of the tile inside the image, rows aligned (all tiles but the right and bottom
+// ones): fully unrolled, the 3-row window rotates by renaming registers, one unchecked store a row.
+template <class Shape>
+__device__ __forceinline__ void sobel_full_tile(const unsigned char* column, unsigned char* out, std::size_t edges_pitch,
+                                                unsigned two_to_23_bits) {
+  unsigned d[3][Shape::kPairs], s[3][Shape::kPairs];
+  row_halves<Shape>(column, d[0], s[0]);
+  row_halves<Shape>(column + Shape::kSharedRow, d[1], s[1]);
+#pragma unroll
+  for (int r = 0; r < Shape::kRowsPerThread; ++r, out += edges_pitch) {
+    const int top = r % 3, mid = (r + 1) % 3, bot = (r + 2) % 3;
+    row_halves<Shape>(column + (r + 2) * Shape::kSharedRow, d[bot], s[bot]);
+    unsigned packed[Shape::kWords];
+    sobel_row<Shape>(d[top], d[mid], d[bot], s[top], s[bot], two_to_23_bits, packed);
+    if constexpr (Shape::kWords == 2) {
+      *reinterpret_cast<uint2*>(out) = make_uint2(packed[0], packed[1]);
+    } else {
+      *reinterpret_cast<unsigned*>(out) = packed[0];
+    }
+  }
+}
+
+// The right and bottom tiles: each row and pixel checked. A plain loop that moves the window's
+// rows (few tiles take it; unrolled, it would double the kernel's code).
+template <class Shape>
+__device__ void sobel_edge_tile(const unsigned char* column, unsigned char* out, std::size_t edges_pitch, int x, int y,
+                                int width, int height, bool vectors_out, unsigned two_to_23_bits) {
+  unsigned d_top[Shape::kPairs], d_mid[Shape::kPairs], d_bot[Shape::kPairs];
+  unsigned s_top[Shape::kPairs], s_mid[Shape::kPairs], s_bot[Shape::kPairs];
+  row_halves<Shape>(column, d_mid, s_mid);
+  row_halves<Shape>(column + Shape::kSharedRow, d_bot, s_bot);
+#pragma unroll 1
+  for (int r = 0; r < Shape::kRowsPerThread && y + r < height; ++r, out += edges_pitch) {
+#pragma unroll
+    for (int p = 0; p < Shape::kPairs; ++p) {
+      d_top[p] = d_mid[p], d_mid[p] = d_bot[p];
+      s_top[p] = s_mid[p], s_mid[p] = s_bot[p];
+    }
+    row_halves<Shape>(column + (r + 2) * Shape::kSharedRow, d_bot, s_bot);
+    unsigned packed[Shape::kWords];
+    sobel_row<Shape>(d_top, d_mid, d_bot, s_top, s_bot, two_to_23_bits, packed);
+    if (vectors_out && x + Shape::kPixelsPerThreadX <= width) {
+#pragma unroll
+      for (int k = 0; k < Shape::kWords; ++k) reinterpret_cast<unsigned*>(out)[k] = packed[k];
+    } else {
+      for (int j = 0; j < Shape::kPixelsPerThreadX && x + j < width; ++j) out[j] = (packed[j / 4] >> (8 * (j % 4))) & 0xFF;
+    }
+  }
+}
+
+// two_to_23_bits: always 0x4B000000 (see magnitude_in_low_byte). It is a parameter so that the
+// compiler keeps it in a register: as a literal it becomes the byte_perms' immediate operand
+// and each selector is then re-created in a register before every use, 2 instructions a pixel.
+template <class Shape>
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerSm)
+sobel_tiled(const unsigned char* __restrict__ gray, std::size_t gray_pitch, unsigned char* __restrict__ edges,
+            std::size_t edges_pitch, int width, int height, bool words_in, bool vectors_out,
+            unsigned two_to_23_bits) {
+  static_assert(Shape::kThreads % Shape::kWordsPerRow == 0, "each thread loads words of one column");
+  __shared__ __align__(8) unsigned char tile[Shape::kSharedRows * Shape::kSharedRow];
+  const int tid = threadIdx.y * Shape::kThreadsX + threadIdx.x;
+  const int x_origin = blockIdx.x * Shape::kTileWidth;
+  const int tile_rows = (height + Shape::kTileHeight - 1) / Shape::kTileHeight;
+  for (int tile_row = blockIdx.y; tile_row < tile_rows; tile_row += gridDim.y) {
+    const int y_origin = tile_row * Shape::kTileHeight;
+    if (words_in && x_origin >= 1 && x_origin + Shape::kTileWidth < width && y_origin >= 1 &&
+        y_origin + Shape::kTileHeight < height) {
+      stage_inside_tile<Shape>(tile, gray, gray_pitch, x_origin, y_origin, tid);
+    } else {
+      stage_border_tile<Shape>(tile, gray, gray_pitch, width, height, words_in, x_origin, y_origin, tid);
     }
     __syncthreads();
-
-    // 2. 4 x 8 outputs per thread. The Sobel kernels are separable: gx is the vertical [1 2 1]
-    //    smoothing of the horizontal difference d = p[c+1] - p[c-1], gy the vertical difference
-    //    of the horizontal smoothing s = p[c-1] + 2 p[c] + p[c+1]. Each tile row's d and s are
-    //    computed once, when the row enters the 3-row window, and reused by the three outputs
-    //    rows that need it; each step down loads one new row (one word and two bytes from shared
-    //    memory; lanes read consecutive words, so there are no bank conflicts).
-    const int c0 = threadIdx.x * kPixelsPerThreadX;
-    const int first_row = threadIdx.y * kRowsPerThread;  // tile row; shared row first_row + 1
-    int diff[3][kPixelsPerThreadX], smooth[3][kPixelsPerThreadX];
-    auto load_row = [&](int shared_row, int* d, int* sm) {
-      const unsigned char* src = &tile[shared_row * kSharedRow + 4 + c0];
-      const unsigned word = *reinterpret_cast<const unsigned*>(src);
-      int p[kPixelsPerThreadX + 2];
-      p[0] = src[-1];
-#pragma unroll
-      for (int b = 0; b < 4; ++b) p[1 + b] = (word >> (8 * b)) & 0xFF;
-      p[5] = src[4];
-#pragma unroll
-      for (int j = 0; j < kPixelsPerThreadX; ++j) {
-        d[j] = p[j + 2] - p[j];
-        sm[j] = p[j] + 2 * p[j + 1] + p[j + 2];
-      }
-    };
-    load_row(first_row, diff[0], smooth[0]);
-    load_row(first_row + 1, diff[1], smooth[1]);
-#pragma unroll
-    for (int r = 0; r < kRowsPerThread; ++r) {
-      const int top = r % 3, mid = (r + 1) % 3, bot = (r + 2) % 3;
-      load_row(first_row + r + 2, diff[bot], smooth[bot]);
-      unsigned packed = 0;
-#pragma unroll
-      for (int j = 0; j < kPixelsPerThreadX; ++j) {
-        const int gx = diff[top][j] + 2 * diff[mid][j] + diff[bot][j];
-        const int gy = smooth[bot][j] - smooth[top][j];
-        packed |= magnitude(gx, gy) << (8 * j);
-      }
-      const int y = y_origin + first_row + r;
-      const int x = x_origin + c0;
-      if (y < height && x < width) {
-        unsigned char* out = edges + static_cast<std::size_t>(y) * edges_pitch;
-        if (words_out && x + 4 <= width) {
-          *reinterpret_cast<unsigned*>(out + x) = packed;
-        } else {
-          for (int j = 0; j < kPixelsPerThreadX && x + j < width; ++j) out[x + j] = (packed >> (8 * j)) & 0xFF;
-        }
-      }
+    // This thread's columns and first output row; shared row first_row + 1 is output row first_row.
+    const int c0 = threadIdx.x * Shape::kPixelsPerThreadX;
+    const int first_row = threadIdx.y * Shape::kRowsPerThread;
+    const unsigned char* column = &tile[first_row * Shape::kSharedRow + Shape::kLead + c0];
+    const int x = x_origin + c0, y = y_origin + first_row;
+    unsigned char* out = edges + static_cast<std::size_t>(y) * edges_pitch + x;
+    if (vectors_out && x_origin + Shape::kTileWidth <= width && y_origin + Shape::kTileHeight <= height) {
+      sobel_full_tile<Shape>(column, out, edges_pitch, two_to_23_bits);
+    } else {
+      sobel_edge_tile<Shape>(column, out, edges_pitch, x, y, width, height, vectors_out, two_to_23_bits);
     }
     __syncthreads();  // the tile is overwritten by the next tile row
   }
 }
 
 unsigned rows_grid(long long rows) { return static_cast<unsigned>(rows < kMaxGridY ? rows : kMaxGridY); }
+
+template <class Shape>
+cudaError_t launch_sobel(const unsigned char* gray, std::size_t gray_pitch, unsigned char* edges,
+                         std::size_t edges_pitch, int width, int height, cudaStream_t stream) {
+  if (width <= 0 || height <= 0) return cudaSuccess;
+  const dim3 block(Shape::kThreadsX, Shape::kThreadsY);
+  const dim3 grid((width + Shape::kTileWidth - 1) / Shape::kTileWidth,
+                  rows_grid((height + Shape::kTileHeight - 1) / Shape::kTileHeight));
+  sobel_tiled<Shape><<<grid, block, 0, stream>>>(gray, gray_pitch, edges, edges_pitch, width, height,
+                                                 aligned(gray, gray_pitch, 4),
+                                                 aligned(edges, edges_pitch, Shape::kPixelsPerThreadX), 0x4B000000u);
+  return cudaGetLastError();
+}
 
 }  // namespace
 
@@ -234,12 +418,7 @@ cudaError_t rgb_to_gray(const unsigned char* rgb, std::size_t rgb_pitch, unsigne
 
 cudaError_t sobel(const unsigned char* gray, std::size_t gray_pitch, unsigned char* edges, std::size_t edges_pitch,
                   int width, int height, cudaStream_t stream) {
-  if (width <= 0 || height <= 0) return cudaSuccess;
-  const dim3 block(kThreadsX, kThreadsY);
-  const dim3 grid((width + kTileWidth - 1) / kTileWidth, rows_grid((height + kTileHeight - 1) / kTileHeight));
-  sobel_tiled<<<grid, block, 0, stream>>>(gray, gray_pitch, edges, edges_pitch, width, height,
-                                          aligned(gray, gray_pitch, 4), aligned(edges, edges_pitch, 4));
-  return cudaGetLastError();
+  return launch_sobel<SobelReferenceShape>(gray, gray_pitch, edges, edges_pitch, width, height, stream);
 }
 
 }  // namespace LAB_IMPL

@@ -6,6 +6,11 @@
 //  2. each shape on an 8192 x 8192 image (tight rows) and a 1001 x 777 one (misaligned, padded
 //     rows), checked pixel for pixel against a CPU Sobel, then timed interleaved with a
 //     device-to-device cudaMemcpy of the same bytes (2 per pixel): the fraction of memcpy.
+// On the H100 (2026-11-25): 0 magnitude differences, 0 wrong pixels for every shape; 8 px x 16
+// rows, 32x4 threads, 8 blocks/SM (the reference) 0.747 of memcpy, 8 px x 8 rows at 8/SM 0.733,
+// 8 px x 8 rows, 32x8 at 4/SM 0.699, 4 px x 16 rows at 8/SM 0.656, 4 px x 8 rows at 4/SM 0.664,
+// 4 px x 4 rows 0.548: wider strips and taller windows amortise the halo bytes and the two
+// window rows loaded before the first output.
 //
 //   sobel_shape_probe
 #include <algorithm>

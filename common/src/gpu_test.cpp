@@ -1,5 +1,6 @@
 #include "cudalabs/gpu_test.hpp"
 
+#include "cudalabs/device_probe.hpp"
 #include "cudalabs/gpu_lock.hpp"
 
 #include <string>
@@ -13,45 +14,10 @@ std::string describe(const char* call, cudaError_t status) {
   return std::string(call) + " returned " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
 }
 
-struct Probe {
-  bool available = false;
-  std::string reason;
-};
-
-// Every step only asks the runtime and reads return codes: safe without a driver.
-Probe probe_device() {
-  Probe probe;
-  int count = 0;
-  const cudaError_t counted = cudaGetDeviceCount(&count);
-  if (counted != cudaSuccess) {
-    probe.reason = "no CUDA device: " + describe("cudaGetDeviceCount", counted);
-    // Without a driver the runtime says "insufficient driver", which sends people hunting for
-    // a driver upgrade; say plainly that there is none.
-    int driver_version = 0;
-    if (cudaDriverGetVersion(&driver_version) == cudaSuccess && driver_version == 0) {
-      probe.reason += " (no NVIDIA driver is installed on this machine)";
-    }
-    return probe;
-  }
-  if (count == 0) {
-    probe.reason = "no CUDA device: cudaGetDeviceCount found 0 devices";
-    return probe;
-  }
-  // A device can be listed yet unusable (exclusive mode held by another process, no kernel
-  // image for it): creating the context tells.
-  const cudaError_t context = cudaFree(nullptr);
-  if (context != cudaSuccess) {
-    probe.reason = "CUDA device unusable: " + describe("cudaFree(nullptr) (context creation)", context);
-    return probe;
-  }
-  probe.available = true;
-  return probe;
-}
-
 }  // namespace
 
 bool cuda_device_available(std::string* reason) {
-  static const Probe probe = probe_device();  // thread-safe, once per process
+  static const DeviceProbe probe = probe_cuda_device();  // thread-safe, once per process
   if (!probe.available && reason != nullptr) *reason = probe.reason;
   return probe.available;
 }

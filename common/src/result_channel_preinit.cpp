@@ -23,9 +23,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "cudalabs/confine_process.hpp"
 #include "cudalabs/result_stream.hpp"
-#include "filesystem_sandbox.hpp"
-#include "process_filter.hpp"
 #include "result_stream_fd.hpp"
 
 namespace {
@@ -93,13 +92,11 @@ void write_error(const char* text) {
 // test process the kernel could confine must never run student code unconfined. Where the kernel
 // offers no means (no seccomp, no Landlock) it goes on; labgrade --version and the report say so.
 void confine_or_exit() {
-  const bool filter_refused = cudalabs::system_call_filter_supported() && !cudalabs::install_system_call_filter();
-  const int scratch = ::open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  const bool landlock_refused = scratch < 0 || cudalabs::confine_filesystem(scratch) < 0;
-  if (scratch >= 0) ::close(scratch);
-  if (!filter_refused && !landlock_refused) return;
-  write_error(filter_refused ? "cudalabs harness: the kernel refused the system-call filter (seccomp)\n"
-                             : "cudalabs harness: the kernel refused the file-system sandbox (Landlock)\n");
+  const char* refused = cudalabs::confine_test_process();
+  if (!refused) return;
+  write_error("cudalabs harness: ");
+  write_error(refused);
+  write_error("\n");
   ::_exit(cudalabs::kConfinementFailedExitCode);
 }
 

@@ -23,6 +23,7 @@
 #include "report/report_formats.hpp"
 #include "release/release_commands.hpp"
 #include "report/report_outputs.hpp"
+#include "run/device_check.hpp"
 #include "session/grading_session.hpp"
 
 namespace {
@@ -143,6 +144,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory)
       ->type_name("DIR");
 
+  // Internal, not in --help: labgrade checks a test program's "no device" in a process of its own
+  // (run/device_check.hpp).
+  auto* device_check = app.add_subcommand(labgrade::kDeviceCheckCommand, "")->group("");
+
   app.add_subcommand("list", "List the labs with their titles and points")
       ->footer(command_footer(program, examples(program, {{"list", "every lab, its title and points"}})) +
                " A lab whose YAML is broken is named with the error; the exit code is then 3.");
@@ -227,6 +232,7 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (device_check->parsed()) return labgrade::run_device_check_command();
     if (app.got_subcommand("list")) return labgrade::cli::list_labs(paths, std::cout, std::cerr);
 #ifdef CUDALABS_HAS_BATCH
     if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);

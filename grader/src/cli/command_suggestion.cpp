@@ -36,9 +36,11 @@ std::optional<std::string> closest_name(std::string_view typed, const std::vecto
 }
 
 std::optional<std::string> unknown_command_message(const CLI::App& app, const std::vector<std::string>& args) {
-  std::vector<std::string> commands;
+  std::vector<std::string> commands;  // accepted
+  std::vector<std::string> listed;    // and named to the user: not the internal ones (no help group)
   for (const CLI::App* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_name().empty(); })) {
     commands.push_back(command->get_name());
+    if (!command->get_group().empty()) listed.push_back(command->get_name());
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -50,8 +52,8 @@ std::optional<std::string> unknown_command_message(const CLI::App& app, const st
       continue;
     }
     if (std::find(commands.begin(), commands.end(), arg) != commands.end()) return std::nullopt;
-    const std::string list = fmt::format("{}", fmt::join(commands, ", "));
-    if (const auto near = closest_name(arg, commands)) {
+    const std::string list = fmt::format("{}", fmt::join(listed, ", "));
+    if (const auto near = closest_name(arg, listed)) {
       return fmt::format("'{}' is not a command; did you mean '{}'?\nThe commands are: {} ({} --help says more)", arg,
                          *near, list, app.get_name());
     }

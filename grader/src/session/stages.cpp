@@ -10,6 +10,7 @@
 #include "checks/review_scan.hpp"
 #include "checks/symbol_scan.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
+#include "run/device_check.hpp"
 #include "run/sanitizer_pass.hpp"
 #include "run/trusted_events.hpp"
 #include "sandbox/containment_rules.hpp"
@@ -192,6 +193,29 @@ void merge_runs(SuiteRun& shared, SuiteRun&& alone) {
   shared.output += alone.output;
 }
 
+// The test program found no usable device, but labgrade's check in a process without the
+// submission's code, run right after it alone on the GPU, found one: the code hid it (changed
+// CUDA_VISIBLE_DEVICES, broke CUDA's initialisation), so every test it kept from running fails
+// rather than the grade becoming "no device, not a grade". (The one innocent explanation, a
+// process outside cudalabs holding the GPU in exclusive mode just then and letting go before the
+// check, is what the GPU lock is for: grade on GPUs nothing else uses.)
+void charge_hidden_device(SuiteRun& suite, const DeviceCheck& control, GradeResult& result) {
+  const std::string verdict = fmt::format(
+      "the test program found no usable CUDA device, but a process without your code, confined the same way and "
+      "run right after, found the {}: your code hid the GPU or broke CUDA's initialisation (for example by "
+      "changing CUDA_VISIBLE_DEVICES)",
+      control.device);
+  for (TestOutcome& outcome : suite.outcomes) {
+    if (outcome.status != TestStatus::Skipped) continue;  // a test that saw no device skips itself
+    outcome.status = TestStatus::Failed;
+    outcome.message = verdict + "; this test counts as failed";
+  }
+  suite.cuda_device = true;
+  if (suite.device.empty()) suite.device = control.device;
+  result.review.push_back({"the GPU hidden from the test program", "the test processes",
+                           verdict + fmt::format(" (the test program said: {})", suite.no_device_reason)});
+}
+
 // For the report: how the correctness tests shared the GPU, and what the leak check counted.
 std::string describe_sharing(const cudalabs::GpuLock& lock, const SuiteRun& shared) {
   if (!shared.cuda_device) return "unshared (no usable GPU)";
@@ -248,6 +272,10 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
                                      shared.no_device_reason);
   } else if (!alone.empty()) {
     merge_runs(suite, run_tests(session.invocation, alone));
+  }
+  if (!suite.cuda_device) {
+    const DeviceCheck control = check_device_without_submission(session.invocation);
+    if (control.usable) charge_hidden_device(suite, control, result);
   }
   result.device = suite.device;
   result.tests = score_tests(session.lab, suite.outcomes, only_public);

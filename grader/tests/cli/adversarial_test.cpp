@@ -256,6 +256,30 @@ TEST(Adversarial, CallingExitCostsOnlyThatTest) {
   expect_only_the_exiting_test_charged(grade("calls_exit"));
 }
 
+// Code that hides the GPU from the test program: labgrade checks "no device" in a process of its
+// own without the code (run/device_check.hpp). On a GPU every test is charged; without one the
+// check agrees with the test program and there is no grade, as for any code.
+TEST(Adversarial, HidingTheGpuFailsEveryTestInsteadOfVoidingTheGrade) {
+  const LabgradeRun run = grade("hides_the_gpu");
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  const std::string review = run.report["review"].dump();
+  if (!has_gpu()) {
+    EXPECT_EQ(run.process.exit_code, 5) << run.process.output;
+    EXPECT_EQ(run.report["status"], "no_cuda_device");
+    EXPECT_EQ(review.find("the GPU hidden"), std::string::npos) << review;
+    return;
+  }
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  EXPECT_EQ(run.report["points_earned"], 0);
+  for (const auto& test : run.report["tests"]) {
+    EXPECT_EQ(test["status"], "failed") << test["name"];
+    EXPECT_CONTAINS(test["message"].get<std::string>(), "your code hid the GPU or broke CUDA's initialisation");
+  }
+  EXPECT_CONTAINS(review, "the GPU hidden from the test program");
+  EXPECT_CONTAINS(run.process.output, "For the instructor to review (not scored)");
+}
+
 // Code that does nothing useful, whatever it prints or forges, scores 0 and passes no test.
 void expect_nothing_passed(const LabgradeRun& run) {
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;

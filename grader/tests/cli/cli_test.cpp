@@ -57,6 +57,28 @@ TEST(LabgradeCli, AMistypedCommandGetsTheNearestOne) {
 
 // `list` keeps going past a broken YAML file: the good labs, then each broken one with its
 // file:line, and the configuration-error exit code.
+// The internal check labgrade runs when a test program says there is no device: a fresh
+// process, confined like a test program, that names the device or says why there is none.
+TEST(LabgradeCli, TheInternalDeviceCheckSeesWhatATestProgramWould) {
+  for (const bool confined : {false, true}) {
+    std::vector<std::pair<std::string, std::string>> env;
+    if (confined) env.emplace_back("CUDALABS_CONFINE", "1");
+    const LabgradeRun run = labgrade({"device-check"}, 120, env);
+    const std::string why = std::string(confined ? "confined: " : "") + run.process.output;
+    if (has_gpu()) {
+      EXPECT_EQ(run.process.exit_code, 0) << why;
+      EXPECT_CONTAINS(run.process.output, "usable\t");
+      EXPECT_EQ(run.process.output.find("unusable"), std::string::npos) << why;
+    } else {
+      EXPECT_EQ(run.process.exit_code, 1) << why;
+      EXPECT_CONTAINS(run.process.output, "unusable\t");
+      EXPECT_EQ(run.process.output.find("could not confine"), std::string::npos) << why;
+    }
+  }
+  const LabgradeRun help = labgrade({"--help"});
+  EXPECT_EQ(help.process.output.find("device-check"), std::string::npos) << "an internal command is not in --help";
+}
+
 TEST(LabgradeCli, ListNamesBrokenLabsAfterTheGoodOnes) {
   namespace fs = std::filesystem;
   const fs::path root = fs::path(::testing::TempDir()) / "cli_list_broken";

@@ -68,6 +68,17 @@ TEST(CommandSuggestion, FindsTheCommandAfterTheProgramsOwnOptions) {
   EXPECT_EQ(unknown->find("did you mean"), std::string::npos);
 }
 
+TEST(CommandSuggestion, AcceptsButNeverNamesAnInternalCommand) {
+  CLI::App app{"sample", "labgrade"};
+  app.add_subcommand("grade", "grade");
+  app.add_subcommand("device-check", "")->group("");  // internal: no help group
+  EXPECT_EQ(unknown_command_message(app, {"device-check"}), std::nullopt);
+  const auto near_internal = unknown_command_message(app, {"device-chek"});
+  ASSERT_TRUE(near_internal);
+  EXPECT_EQ(near_internal->find("device-check"), std::string::npos) << *near_internal;
+  EXPECT_CONTAINS(*near_internal, "The commands are: grade (");
+}
+
 TEST(HelpFormatter, ShowsPlaceholdersWithoutTypeNotes) {
   CLI::App app{"A course tool", "labgrade"};
   app.formatter(std::make_shared<HelpFormatter>());

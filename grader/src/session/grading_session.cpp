@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -103,6 +104,13 @@ SessionState open_session(const CoursePaths& paths, const RunRequest& request, b
   if (session.harness.empty()) {
     throw UsageError(fmt::format("this tree has no hidden suite for {} (a student release?); use `labgrade check {}`",
                                  request.lab, request.lab));
+  }
+  if (std::error_code error; !fs::is_regular_file(session.harness, error)) {
+    throw std::runtime_error(fmt::format(
+        "{}'s test program is not built: {} is missing (named by {}). Build it with `cmake --build {} --target {}`, "
+        "or build the whole tree",
+        request.lab, session.harness, paths.build_recipe(request.lab).string(), paths.build_dir.string(),
+        fs::path(session.harness).filename().string()));
   }
   session.submission = request.submission.empty() ? paths.lab_dir(request.lab) : request.submission;
   // Found before anything is built, so a missing sanitizer costs no time.

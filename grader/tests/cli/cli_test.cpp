@@ -93,6 +93,25 @@ TEST(LabgradeCli, ListNamesBrokenLabsAfterTheGoodOnes) {
   EXPECT_CONTAINS(run.process.output, (root / "config" / "labs" / "00_broken.yaml").string() + ":3");
 }
 
+// A build tree without the lab's test program (only some targets built): the error names the
+// missing file and the command that builds it, before anything is staged or compiled.
+TEST(LabgradeCli, AnUnbuiltTestProgramIsNamedWithTheCommandThatBuildsIt) {
+  namespace fs = std::filesystem;
+  const fs::path build = fs::path(::testing::TempDir()) / "cli_unbuilt_harness";
+  fs::remove_all(build);
+  fs::create_directories(build / "cudalabs" / "labs");
+  const fs::path recipe = fs::path(CUDALABS_BINARY_DIR) / "cudalabs" / "labs" / "01_vector_add.json";
+  nlohmann::json json = nlohmann::json::parse(std::ifstream(recipe));
+  const fs::path missing = build / "labs" / "01_vector_add" / "lab_01_vector_add_grade";
+  json["grade_harness"] = missing.string();
+  std::ofstream(build / "cudalabs" / "labs" / "01_vector_add.json") << json.dump();
+  const LabgradeRun run = labgrade(
+      {"--build-dir", build.string(), "grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")});
+  EXPECT_EQ(run.process.exit_code, 7) << run.process.output;
+  EXPECT_CONTAINS(run.process.output, "01_vector_add's test program is not built: " + missing.string() + " is missing");
+  EXPECT_CONTAINS(run.process.output, "cmake --build " + build.string() + " --target lab_01_vector_add_grade");
+}
+
 TEST(LabgradeCli, UnknownLabIsAUsageError) {
   const LabgradeRun run = labgrade({"grade", "99_nothing", "--submission", submission("off_by_one")});
   EXPECT_EQ(run.process.exit_code, 2) << run.process.output;

@@ -248,9 +248,11 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     ++run.processes;
     run.output += process.output;
     run.untrusted_lines += state.untrusted_lines;
-    if (state.environment_seen && run.device.empty()) {
-      run.device = state.device;
-      run.cuda_device = state.cuda_device;
+    // One process without a device makes the run deviceless, whichever came first: its tests
+    // skipped, and the caller must find out why (the code can hide the GPU from some processes).
+    if (state.environment_seen && run.device.empty()) run.device = state.device;
+    if (state.environment_seen && !state.cuda_device && run.cuda_device) {
+      run.cuda_device = false;
       run.no_device_reason = state.no_device_reason;
     }
     if (state.environment_seen && run.device_wide_memory_reason.empty()) {

@@ -1,6 +1,8 @@
 #include "run/suite_runner.hpp"
 
+#include <cstdio>
 #include <map>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -23,10 +25,11 @@ TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
 class RunTests : public ::testing::Test {
  protected:
   SuiteRun run(const std::string& script, const std::vector<std::string>& tests, double timeout = 5,
-               std::uint64_t host_memory_bytes = 0) {
+               std::uint64_t host_memory_bytes = 0, std::vector<std::pair<std::string, std::string>> env = {}) {
     HarnessInvocation invocation;
     invocation.harness = LABGRADE_TEST_CHILD;
-    invocation.env = {{"FAKE_SCRIPT", script}};
+    invocation.env = std::move(env);
+    invocation.env.emplace_back("FAKE_SCRIPT", script);
     invocation.test_timeout_seconds = timeout;
     invocation.limits.max_data_bytes = host_memory_bytes;
     return run_tests(invocation, tests);
@@ -51,6 +54,22 @@ TEST_F(RunTests, ChargesACrashToItsTestAndRunsTheRest) {
   EXPECT_NE(result.outcomes[1].message.find("SIGSEGV"), std::string::npos) << result.outcomes[1].message;
   EXPECT_EQ(result.outcomes[2].status, TestStatus::Passed);
   EXPECT_EQ(result.processes, 2);
+}
+
+// A device seen by one process and not by the next (after a crash) is no device for the run:
+// labgrade then checks in a process of its own whether the code hid it (session/stages.cpp).
+TEST_F(RunTests, AProcessThatFindsNoDeviceMakesTheRunDeviceless) {
+  const std::string marker = ::testing::TempDir() + "/run_tests_device_gone";
+  std::remove(marker.c_str());
+  const SuiteRun result = run("B.two=segv", {"A.one", "B.two", "C.three"}, 5, 0, {{"FAKE_DEVICE_GONE_AFTER", marker}});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Crashed);
+  EXPECT_EQ(result.outcomes[2].status, TestStatus::Skipped);
+  EXPECT_EQ(result.processes, 2);
+  EXPECT_FALSE(result.cuda_device);
+  EXPECT_EQ(result.no_device_reason, "no CUDA device: hidden");
+  EXPECT_EQ(result.device, "Fake GPU");
+  std::remove(marker.c_str());
 }
 
 TEST_F(RunTests, ChargesAHangToItsTestAndRunsTheRest) {

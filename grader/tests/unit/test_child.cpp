@@ -95,11 +95,18 @@ int fake_harness(const std::string& argument) {
     const auto equals = entry.find('=');
     script[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
-  write_result(R"({"event":"environment","cuda_device":true,"device":"Fake GPU"})");
+  // FAKE_DEVICE_GONE_AFTER=FILE: the first process creates FILE and finds the device; every later
+  // one finds FILE and no device, and skips its tests (code that hides the GPU from some
+  // processes only).
+  const char* gone_after = std::getenv("FAKE_DEVICE_GONE_AFTER");
+  const bool device = !gone_after || ::access(gone_after, F_OK) != 0;
+  if (gone_after && device) std::fclose(std::fopen(gone_after, "w"));
+  write_result(device ? R"({"event":"environment","cuda_device":true,"device":"Fake GPU"})"
+                      : R"({"event":"environment","cuda_device":false,"reason":"no CUDA device: hidden"})");
   const std::vector<std::string> tests = split(argument.substr(prefix.size()), ':');
   for (const auto& test : tests) {
     write_result(R"({"event":"start","test":")" + test + R"("})");
-    const std::string action = script.count(test) ? script[test] : "pass";
+    const std::string action = !device ? "skip" : script.count(test) ? script[test] : "pass";
     if (action == "forge" || action == "forge-then-exit") {
       write_raw_result(end_event(test, "passed"));  // no token
       write_raw_result(R"({"token":"0123456789abcdef0123456789abcdef",)" + end_event(test, "passed").substr(1));

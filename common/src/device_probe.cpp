@@ -5,20 +5,17 @@
 #include <cuda_runtime.h>
 
 namespace cudalabs {
-namespace {
 
-std::string describe(const char* call, cudaError_t status) {
+std::string describe_cuda_result(const char* call, cudaError_t status) {
   return std::string(call) + " returned " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
 }
-
-}  // namespace
 
 DeviceProbe probe_cuda_device() {
   DeviceProbe probe;
   int count = 0;
   const cudaError_t counted = cudaGetDeviceCount(&count);
   if (counted != cudaSuccess) {
-    probe.reason = "no CUDA device: " + describe("cudaGetDeviceCount", counted);
+    probe.reason = "no CUDA device: " + describe_cuda_result("cudaGetDeviceCount", counted);
     // Without a driver the runtime says "insufficient driver", which sends people hunting for
     // a driver upgrade; say plainly that there is none.
     int driver_version = 0;
@@ -35,7 +32,7 @@ DeviceProbe probe_cuda_device() {
   // image for it): creating the context tells.
   const cudaError_t context = cudaFree(nullptr);
   if (context != cudaSuccess) {
-    probe.reason = "CUDA device unusable: " + describe("cudaFree(nullptr) (context creation)", context);
+    probe.reason = "CUDA device unusable: " + describe_cuda_result("cudaFree(nullptr) (context creation)", context);
     return probe;
   }
   int device = 0;

@@ -8,13 +8,6 @@
 #include <cuda_runtime.h>
 
 namespace cudalabs {
-namespace {
-
-std::string describe(const char* call, cudaError_t status) {
-  return std::string(call) + " returned " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
-}
-
-}  // namespace
 
 bool cuda_device_available(std::string* reason) {
   static const DeviceProbe probe = probe_cuda_device();  // thread-safe, once per process
@@ -32,7 +25,7 @@ void GpuTest::SetUp() {
   const cudaError_t status = cudaDeviceSynchronize();
   if (status != cudaSuccess) {
     FAIL() << "the CUDA context was already broken when this test started ("
-           << describe("cudaDeviceSynchronize", status)
+           << describe_cuda_result("cudaDeviceSynchronize", status)
            << "); an earlier test in this process caused it, this test could not run";
   }
 }
@@ -42,7 +35,7 @@ void GpuTest::TearDown() {
   const cudaError_t status = cudaDeviceSynchronize();
   if (status != cudaSuccess) {
     ADD_FAILURE() << "after the test, the device reported an error from its kernels ("
-                  << describe("cudaDeviceSynchronize", status)
+                  << describe_cuda_result("cudaDeviceSynchronize", status)
                   << "); e.g. an out-of-bounds access or a trap in device code";
   }
   static_cast<void>(cudaGetLastError());

@@ -21,6 +21,7 @@
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/event_timer.hpp"
+#include "cudalabs/timing/interleaved.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 #include "cudalabs/timing/plausibility.hpp"
@@ -41,13 +42,6 @@ double seconds_since(Clock::time_point start) {
 }
 
 // What a student call's status means; "" for cudaSuccess (the engine's wording).
-std::string describe_status(cudaError_t status) {
-  if (status == cudaSuccess) return "";
-  if (status == cudaErrorNotYetImplemented) {
-    return "the call is still a TODO(student): it returned cudaErrorNotYetImplemented";
-  }
-  return std::string("the call returned ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
-}
 
 // Host-held keyed checksums of the sealed inputs, once prepare's work is done.
 std::vector<std::uint64_t> seal(const timing::Workload& work, cudaStream_t stream) {
@@ -128,7 +122,7 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
 
   for (int i = 0; i < policy.warmup; ++i) {
     if (work.prepare) work.prepare(timing::round_seed(kPreviewWarmupDomain ^ work.seed, static_cast<std::uint64_t>(i)), stream);
-    if (const std::string failed = describe_status(call()); !failed.empty()) {
+    if (const std::string failed = timing::describe_student_status(call()); !failed.empty()) {
       result.integrity_failure = "warm-up call " + std::to_string(i + 1) + " failed: " + failed;
       return result;
     }
@@ -147,7 +141,7 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
     const cudaError_t status = call();
     timer.stop(stream);
     const double ms = timer.elapsed_ms();  // waits for the stop event
-    if (const std::string failed = describe_status(status); !failed.empty()) {
+    if (const std::string failed = timing::describe_student_status(status); !failed.empty()) {
       result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
       break;
     }

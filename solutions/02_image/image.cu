@@ -231,7 +231,7 @@ __device__ __forceinline__ void stage_inside_tile(unsigned char* tile, const uns
       *reinterpret_cast<unsigned*>(word + k * kRowStep * Shape::kSharedRow) = staged[k];
     }
   }
-  stage_halo<Shape, true>(tile, gray, gray_pitch, 0, 0, x_origin, y_origin, tid);
+  stage_halo<Shape, true>(tile, gray, gray_pitch, /*width, height: not needed inside*/ 0, 0, x_origin, y_origin, tid);
 }
 
 // Any other tile: every coordinate clamped, a word load where the row allows it. Loads go in

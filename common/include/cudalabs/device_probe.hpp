@@ -5,7 +5,12 @@
 // says there is no device (grader/src/run/device_check.hpp).
 #include <string>
 
+#include <cuda_runtime.h>
+
 namespace cudalabs {
+
+// "cudaFree(nullptr) returned cudaErrorNoDevice: no CUDA-capable device is detected".
+std::string describe_cuda_result(const char* call, cudaError_t status);
 
 struct DeviceProbe {
   bool available = false;

@@ -10,6 +10,7 @@
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_probe.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 #include "cudalabs/timing/stream_fan.hpp"
@@ -84,15 +85,6 @@ class Sampler {
   EventTimer timer_;
 };
 
-// What a student call's status means; "" for cudaSuccess.
-std::string describe_status(cudaError_t status) {
-  if (status == cudaSuccess) return "";
-  if (status == cudaErrorNotYetImplemented) {
-    return "the call is still a TODO(student): it returned cudaErrorNotYetImplemented";
-  }
-  return std::string("the call returned ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status);
-}
-
 // Host-held checksums of the sealed inputs, once prepare's work is done.
 std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
   std::vector<std::uint64_t> sums;
@@ -125,7 +117,7 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
   const double ms = sampler.sample_ms(call, seed, [&] {
     if (checked) sums = seal(work, stream);
   });
-  if (const std::string failed = describe_status(status); !failed.empty()) {
+  if (const std::string failed = describe_student_status(status); !failed.empty()) {
     result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
     return ms;
   }
@@ -172,6 +164,14 @@ StudentCall always_succeeding(Launch launch) {
   };
 }
 
+std::string describe_student_status(cudaError_t status) {
+  if (status == cudaSuccess) return "";
+  if (status == cudaErrorNotYetImplemented) {
+    return "the call is still a TODO(student): it returned cudaErrorNotYetImplemented";
+  }
+  return describe_cuda_result("the call", status);
+}
+
 std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream_t stream) {
   if (!work.student) throw std::invalid_argument("qualifying_call: Workload needs a student launch");
   if (work.prepare) work.prepare(seed, stream);
@@ -179,7 +179,7 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   StreamFan fan(work.side_streams);
   fan.fork(stream);
   const cudaError_t status = work.student(stream);
-  if (const std::string failed = describe_status(status); !failed.empty()) return failed;
+  if (const std::string failed = describe_student_status(status); !failed.empty()) return failed;
   CUDALABS_CHECK_LAUNCH();
   fan.join(stream);
   CUDALABS_CHECK(cudaDeviceSynchronize());  // on any stream: the check reads finished work

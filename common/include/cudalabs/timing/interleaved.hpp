@@ -42,6 +42,9 @@ using StudentCall = std::function<cudaError_t(cudaStream_t)>;
 // Trusted code in the student's place (benchmarks, the engine's tests): `launch`, reporting success.
 StudentCall always_succeeding(Launch launch);
 
+// What a student call's status means, for a message: "" for cudaSuccess.
+std::string describe_student_status(cudaError_t status);
+
 // Untimed, before every sample and warm-up launch: regenerate every input of the call from
 // `seed` (deterministically: the same seed gives the same inputs) and poison every output,
 // queued on the stream. Inputs a call may modify (in-place operations) are covered by this too.

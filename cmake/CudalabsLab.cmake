@@ -3,24 +3,24 @@
 #   labs/<id>/*.cu (not *_test.cu)  student files -> lib<..>_student.so (the skeleton here;
 #                                   labgrade rebuilds it from a submission at grade time)
 #   labs/<id>/*_test.cu             public self-check suite -> lab_<id>_selfcheck
-#   solutions/<id>/*.cu             reference, namespace `solution`      } -> lab_<id>_grade
-#   grader/suites/<id>/*.cu         hidden suite                        }   (instructor tree only)
+#   grader/suites/<id>/*.cu         hidden suite -> lab_<id>_grade, the judge (instructor tree only),
+#                                   which maps no lab code: its API calls go to two runners
+#   grader/suites/<id>/lab_calls.def  the API, listed for the judge and the runners
+#   solutions/<id>/*.cu             reference, namespace `solution` -> lab_<id>_reference_runner
+#                                   the student library            -> lab_<id>_student_runner
 #
-# Student code is a shared library next to each harness executable, found through an
-# RPATH of $ORIGIN: labgrade copies a harness beside a freshly built submission library,
-# so the trusted code (suites, solution, GoogleTest) is never rebuilt and a submission can
-# neither see nor interpose on it.
+# Student code is a shared library next to each executable that loads it (the self-check
+# harness, the student runner), found through an RPATH of $ORIGIN: labgrade copies those
+# beside a freshly built submission library, so the trusted code (suites, solution, GoogleTest)
+# is never rebuilt and a submission can neither see nor interpose on it.
 include_guard(GLOBAL)
 
 set(CUDALABS_STUDENT_VERSION_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/student_library.map")
 
-function(_cudalabs_harness_executable target lab_id output_dir)
+# An executable that loads a lab's code: a harness (GoogleTest) or a runner.
+function(_cudalabs_lab_executable target lab_id output_dir)
   add_executable(${target} ${ARGN})
-  target_link_libraries(${target} PRIVATE cudalabs::harness lab_${lab_id}_student)
   target_include_directories(${target} PRIVATE "${PROJECT_SOURCE_DIR}/labs/${lab_id}")
-  target_compile_definitions(${target} PRIVATE
-    CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml"
-    CUDALABS_COURSE_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/course.yaml")
   # The run path is exactly $ORIGIN and the CUDA libraries, in the build tree too: the student
   # library is whichever one sits beside the executable, never the skeleton's in the build tree.
   # DT_RPATH rather than DT_RUNPATH, so LD_LIBRARY_PATH cannot substitute another library.
@@ -33,6 +33,24 @@ function(_cudalabs_harness_executable target lab_id output_dir)
   # made read-only before any constructor runs, so student code cannot redirect the harness's
   # calls by writing its GOT or by being the first to resolve a lazily bound function.
   target_link_options(${target} PRIVATE "LINKER:-z,relro" "LINKER:-z,now")
+endfunction()
+
+function(_cudalabs_harness_executable target lab_id output_dir)
+  _cudalabs_lab_executable(${target} ${lab_id} "${output_dir}" ${ARGN})
+  target_link_libraries(${target} PRIVATE cudalabs::harness)
+  target_compile_definitions(${target} PRIVATE
+    CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml"
+    CUDALABS_COURSE_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/course.yaml")
+endfunction()
+
+# A runner serves the judge's calls of one implementation (cudalabs/remote/judge.hpp): `student`
+# links the submission's library (found beside it, like a harness's), `solution` the reference.
+function(_cudalabs_runner_executable target lab_id output_dir namespace calls)
+  _cudalabs_lab_executable(${target} ${lab_id} "${output_dir}"
+    "${PROJECT_SOURCE_DIR}/common/src/remote/lab_function_table.cpp")
+  target_link_libraries(${target} PRIVATE cudalabs::runner)
+  target_compile_definitions(${target} PRIVATE CUDALABS_RUNNER_NAMESPACE=${namespace}
+    CUDALABS_LAB_CALLS="${calls}")
 endfunction()
 
 function(cudalabs_add_lab lab_id)
@@ -60,9 +78,12 @@ function(cudalabs_add_lab lab_id)
   set_target_properties(${student_lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${output_dir}")
 
   _cudalabs_harness_executable(lab_${lab_id}_selfcheck ${lab_id} "${output_dir}" ${selfcheck_sources})
+  target_link_libraries(lab_${lab_id}_selfcheck PRIVATE ${student_lib})
   set(selfcheck_harness "$<TARGET_FILE:lab_${lab_id}_selfcheck>")
 
   set(grade_harness "")
+  set(student_runner "")
+  set(reference_runner "")
   if(IS_DIRECTORY "${solution_dir}" AND IS_DIRECTORY "${suite_dir}")
     file(GLOB solution_sources CONFIGURE_DEPENDS "${solution_dir}/*.cu")
     file(GLOB suite_sources CONFIGURE_DEPENDS "${suite_dir}/*.cu")
@@ -71,10 +92,27 @@ function(cudalabs_add_lab lab_id)
     target_include_directories(lab_${lab_id}_solution PRIVATE "${lab_dir}")
     target_link_libraries(lab_${lab_id}_solution PRIVATE cudalabs::common)
 
+    # The grade harness is a judge: it links neither the submission nor the solution. Each call of
+    # the lab's API goes to a runner (lab_calls.def lists the API once for all three).
+    set(calls "${suite_dir}/lab_calls.def")
+    if(NOT EXISTS "${calls}")
+      message(FATAL_ERROR "lab ${lab_id}: ${calls} is missing; it lists the lab's API for the judge and its runners "
+                          "(see grader/suites/01_vector_add/lab_calls.def)")
+    endif()
     _cudalabs_harness_executable(lab_${lab_id}_grade ${lab_id} "${output_dir}"
-      ${selfcheck_sources} ${suite_sources})
-    target_link_libraries(lab_${lab_id}_grade PRIVATE lab_${lab_id}_solution)
+      ${selfcheck_sources} ${suite_sources} "${PROJECT_SOURCE_DIR}/common/src/remote/lab_thunks.cpp")
+    target_compile_definitions(lab_${lab_id}_grade PRIVATE CUDALABS_LAB_ID="${lab_id}" CUDALABS_LAB_CALLS="${calls}")
+    set_property(TARGET lab_${lab_id}_grade APPEND PROPERTY OBJECT_DEPENDS "${calls}")
+
+    _cudalabs_runner_executable(lab_${lab_id}_student_runner ${lab_id} "${output_dir}" student "${calls}")
+    target_link_libraries(lab_${lab_id}_student_runner PRIVATE ${student_lib})
+    _cudalabs_runner_executable(lab_${lab_id}_reference_runner ${lab_id} "${output_dir}" solution "${calls}")
+    target_link_libraries(lab_${lab_id}_reference_runner PRIVATE lab_${lab_id}_solution)
+    # Building the judge builds its runners.
+    add_dependencies(lab_${lab_id}_grade lab_${lab_id}_student_runner lab_${lab_id}_reference_runner)
     set(grade_harness "$<TARGET_FILE:lab_${lab_id}_grade>")
+    set(student_runner "$<TARGET_FILE:lab_${lab_id}_student_runner>")
+    set(reference_runner "$<TARGET_FILE:lab_${lab_id}_reference_runner>")
   endif()
 
   # Targets a test or benchmark of every lab depends on (grader/tests/cli, bench/).
@@ -102,7 +140,9 @@ function(cudalabs_add_lab lab_id)
   \"student_library\": \"$<TARGET_FILE_NAME:${student_lib}>\",
   \"version_script\": \"${CUDALABS_STUDENT_VERSION_SCRIPT}\",
   \"selfcheck_harness\": \"${selfcheck_harness}\",
-  \"grade_harness\": \"${grade_harness}\"
+  \"grade_harness\": \"${grade_harness}\",
+  \"student_runner\": \"${student_runner}\",
+  \"reference_runner\": \"${reference_runner}\"
 }
 ")
 endfunction()

@@ -205,7 +205,40 @@ __global__ void checksum_words(const unsigned char* data, std::size_t bytes, Che
   if (threadIdx.x % 32 == 0) atomicAdd(sum, local);
 }
 
+// One word per 4 KiB page, at a keyed offset within it.
+__global__ void checksum_sampled_pages(const unsigned char* data, std::size_t bytes, ChecksumKey key, u64* sum) {
+  constexpr std::size_t kPage = 4096;
+  const std::size_t pages = (bytes + kPage - 1) / kPage;
+  u64 local = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t p = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < pages; p += stride) {
+    const std::size_t in_page = (element::mix(p ^ key.k0) % (kPage / 8)) * 8;
+    const std::size_t at = p * kPage + in_page < bytes ? p * kPage + in_page : bytes - 1;
+    std::uint64_t word = 0;
+    for (std::size_t k = 0; k < 8 && at + k < bytes; ++k) word |= std::uint64_t{data[at + k]} << (8 * k);
+    local += element::mix(element::mix(word ^ key.k0) + (p + 1) * element::kGamma + key.k1);
+  }
+  local = warp_sum(local);
+  if (threadIdx.x % 32 == 0) atomicAdd(sum, local);
+}
+
 }  // namespace
+
+void device_checksum_async(const void* data, std::size_t bytes, bool sampled, std::uint64_t* device_slot,
+                           cudaStream_t stream) {
+  CUDALABS_CHECK(cudaMemsetAsync(device_slot, 0, sizeof(std::uint64_t), stream));
+  if (bytes == 0) return;
+  const ChecksumKey& key = checksum_key();
+  const auto* bytes_at = static_cast<const unsigned char*>(data);
+  auto* slot = reinterpret_cast<u64*>(device_slot);
+  if (sampled) {
+    const std::size_t pages = (bytes + 4095) / 4096;
+    checksum_sampled_pages<<<blocks_for(pages), kThreads, 0, stream>>>(bytes_at, bytes, key, slot);
+  } else {
+    checksum_words<<<blocks_for((bytes + 7) / 8), kThreads, 0, stream>>>(bytes_at, bytes, key, slot);
+  }
+  CUDALABS_CHECK_LAUNCH();
+}
 
 CompareReport compare_floats_on_device(const float* expected, const float* actual, std::size_t n,
                                        Tolerance tolerance, std::size_t max_listed) {

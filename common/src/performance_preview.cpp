@@ -101,10 +101,6 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
                                      cudaStream_t stream) {
   timing::validate(policy);
   if (!work.student) throw std::invalid_argument("measure_student_alone: Workload needs a student call");
-  if (work.verify_one_in < 1) {
-    throw std::invalid_argument("measure_student_alone: verify_one_in must be >= 1, got " +
-                                std::to_string(work.verify_one_in));
-  }
   const Clock::time_point started = Clock::now();
   timing::L2Flusher flusher;
   timing::EventTimer timer;
@@ -133,7 +129,7 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
   times.reserve(static_cast<std::size_t>(policy.max_samples));
   for (int round = 0;; ++round) {
     const std::uint64_t seed = timing::round_seed(work.seed, static_cast<std::uint64_t>(round));
-    const bool checked = timing::verifies_round(work, round);
+    const bool checked = true;  // every call: nothing tells a checked one from another
     if (work.prepare) work.prepare(seed, stream);
     const std::vector<std::uint64_t> sums = checked ? seal(work, stream) : std::vector<std::uint64_t>{};
     flusher.flush(stream);  // also resets persisting-L2 lines and limit

@@ -24,8 +24,13 @@
 #include <cstring>
 
 #include "cudalabs/confine_process.hpp"
+#include "cudalabs/remote/judge.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "result_stream_fd.hpp"
+
+// Defined only in a grade harness (common/src/remote/lab_thunks.cpp): a judge, which maps no
+// student code and starts the runners that do.
+extern "C" __attribute__((weak)) const char cudalabs_judge_lab_id[];
 
 namespace {
 
@@ -107,7 +112,15 @@ void capture_result_channel(int, char**, char** envp) {
   take_variable(envp, cudalabs::kConfineVariable, confine, sizeof confine);
   // Before any student constructor: from here on this process cannot start processes, touch
   // other processes, use the network or write outside its working directory, however asked.
-  if (std::strcmp(confine, "1") == 0) confine_or_exit();
+  // A judge leaves that to its runners, which confine themselves the same way before the
+  // submission's library is loaded (common/src/remote/runner_preinit.cpp).
+  if (std::strcmp(confine, "1") == 0) {
+    if (cudalabs_judge_lab_id != nullptr) {
+      cudalabs::remote::detail::set_confine_runners();
+    } else {
+      confine_or_exit();
+    }
+  }
   char token[kMaxTokenBytes + 1] = {};
   if (const int token_fd = parse_fd(token_fd_text); token_fd >= 0) {
     read_token(token_fd, token);

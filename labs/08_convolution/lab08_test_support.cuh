@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "cudalabs/compare.hpp"
+#include "cudalabs/device_buffer.hpp"
 #include "cudalabs/compare_gtest.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/lab_checks.hpp"
@@ -188,8 +189,10 @@ template <class Launch>
 
 // Uploads `filter` with set_filter_1d or set_filter_2d (`name` says which) and waits.
 inline ::testing::AssertionResult set_filter(SetFilterFn set, const char* name, const Filter& filter) {
+  // Pinned host memory: the grader's runner process maps it too (the taps are host memory).
+  const cudalabs::PinnedHostBuffer<float> taps(filter.taps);
   return call_and_wait(std::string(name) + "(filter_width = " + std::to_string(filter.width) + ")", false,
-                       [&] { return set(filter.taps.data(), filter.width, nullptr); });
+                       [&] { return set(taps.data(), filter.width, nullptr); });
 }
 
 // One convolution on guarded device arrays: `in` holding the values, `out` poisoned, each

@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include "cudalabs/cuda_check.hpp"
+#include "cudalabs/shared_host_memory.hpp"
 
 namespace cudalabs {
 namespace detail {
@@ -119,7 +120,8 @@ class DeviceBuffer {
   std::size_t size_ = 0;
 };
 
-// Page-locked host memory for `size()` elements of T: needed for truly asynchronous copies.
+// Page-locked host memory for `size()` elements of T: needed for truly asynchronous copies. Shared
+// memory underneath (cudalabs/shared_host_memory.hpp), so a grade's runner can map it too.
 template <class T>
 class PinnedHostBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "PinnedHostBuffer holds raw bytes: T must be trivially copyable");
@@ -130,7 +132,7 @@ class PinnedHostBuffer {
   // Size 0 allocates nothing; data() is then nullptr. The contents start uninitialised.
   explicit PinnedHostBuffer(std::size_t count) : size_(count) {
     const std::size_t bytes = detail::checked_bytes<T>(count);
-    if (bytes != 0) CUDALABS_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), bytes));
+    if (bytes != 0) data_ = static_cast<T*>(allocate_shared_pinned(bytes));
   }
 
   explicit PinnedHostBuffer(const std::vector<T>& host) : PinnedHostBuffer(host.size()) {
@@ -180,7 +182,7 @@ class PinnedHostBuffer {
 
  private:
   void release() noexcept {
-    if (data_ != nullptr) static_cast<void>(cudaFreeHost(data_));
+    free_shared_pinned(data_);
     data_ = nullptr;
     size_ = 0;
   }

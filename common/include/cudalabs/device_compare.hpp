@@ -70,4 +70,13 @@ BitDifference bit_difference_on_device(const void* before, const void* after, st
 // host, and compare after. Any alignment; 0 bytes give a fixed value.
 std::uint64_t device_checksum(const void* data, std::size_t bytes);
 
+// The same keyed checksum, queued on `stream` into *device_slot (device memory; the call zeroes
+// it first) without waiting: taken right behind a timed call's stop event, it records what the
+// outputs held when the clock stopped. `sampled` reads one 8-byte word per 4 KiB page, at an
+// offset keyed like the checksum (for pinned host memory, which the GPU reads over the bus): a
+// copy still writing the range when it runs leaves whole pages unwritten, and some are read.
+// The result is comparable only with another call's of the same range and `sampled`.
+void device_checksum_async(const void* data, std::size_t bytes, bool sampled, std::uint64_t* device_slot,
+                           cudaStream_t stream);
+
 }  // namespace cudalabs

@@ -59,7 +59,7 @@ struct PreviewSamples {
 
 // Times work.workload.student alone under `policy`, with the checks above (after the qualifying
 // call, which the caller makes). Throws std::invalid_argument for an invalid policy, an empty
-// student call or verify_one_in < 1; CudaError when a launch fails or the timed work faults.
+// student call; CudaError when a launch fails or the timed work faults.
 PreviewSamples measure_student_alone(const timing::Workload& work, const timing::SamplingPolicy& policy,
                                      cudaStream_t stream = nullptr);
 

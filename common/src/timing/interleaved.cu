@@ -10,7 +10,9 @@
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_buffer.hpp"
 #include "cudalabs/device_probe.hpp"
+#include "cudalabs/remote/judge.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 #include "cudalabs/timing/stream_fan.hpp"
@@ -27,7 +29,8 @@ constexpr double kEventResolutionMs = 0.0005;
 // Seeds of warm-up launches and of the verify choice live in their own domains of round_seed,
 // so they never coincide with a timed round's.
 constexpr std::uint64_t kWarmupDomain = 0x5741524D55505345ull;  // "WARMUPSE"
-constexpr std::uint64_t kVerifyDomain = 0x5645524946595345ull;  // "VERIFYSE"
+// Empty calls whose median round trip a judge subtracts from every sample.
+constexpr int kOverheadPings = 21;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -42,11 +45,66 @@ void launch_checked(const Launch& launch, StreamFan& fan, cudaStream_t stream) {
   fan.join(stream);
 }
 
+__global__ void idle_probe_kernel() {}
+
+// In a judge: how long an empty kernel of this process takes, launched on `stream` once the
+// stream's own work is done. The GPU time-slices between contexts, so it waits while another
+// process's work runs.
+double idle_probe_ms(cudaStream_t stream) {
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  const Clock::time_point before = Clock::now();
+  idle_probe_kernel<<<1, 1, 0, stream>>>();
+  CUDALABS_CHECK_LAUNCH();
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+}
+
+// The writable memory of the last student call (cudalabs/remote/judge.hpp), checksummed right
+// behind the stop event and again once the device is idle: a runner that said it was done while
+// its work still wrote the outputs is caught by the difference.
+class OutputSeal {
+ public:
+  void take(cudaStream_t stream) {
+    ranges_ = remote::last_student_outputs();
+    if (slots_.size() < 2 * ranges_.size()) slots_ = DeviceBuffer<std::uint64_t>(2 * ranges_.size());
+    for (std::size_t i = 0; i < ranges_.size(); ++i) queue(i, slots_.data() + i, stream);
+  }
+
+  // "" when every range still holds what it held at the stop event.
+  std::string check(cudaStream_t stream) {
+    if (ranges_.empty()) return "";
+    const std::size_t n = ranges_.size();
+    for (std::size_t i = 0; i < n; ++i) queue(i, slots_.data() + n + i, stream);
+    std::vector<std::uint64_t> sums(2 * n);
+    CUDALABS_CHECK(cudaMemcpyAsync(sums.data(), slots_.data(), sums.size() * sizeof(std::uint64_t),
+                                   cudaMemcpyDeviceToHost, stream));
+    CUDALABS_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (sums[i] != sums[n + i]) {
+        return "its output was still being written after the call had returned (the runner said it was done "
+               "before its work was): the time cannot be trusted";
+      }
+    }
+    return "";
+  }
+
+ private:
+  void queue(std::size_t i, std::uint64_t* slot, cudaStream_t stream) {
+    const remote::WritableRange& range = ranges_[i];
+    void* readable = range.data;
+    if (range.host) CUDALABS_CHECK(cudaHostGetDevicePointer(&readable, range.data, 0));
+    device_checksum_async(readable, range.bytes, range.host, slot, stream);
+  }
+
+  std::vector<remote::WritableRange> ranges_;
+  DeviceBuffer<std::uint64_t> slots_;
+};
+
 // The per-sample procedure shared by paired and single measurements.
 class Sampler {
  public:
   Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {})
-      : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)) {}
+      : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), judge_(remote::judge_mode()) {}
 
   void warm(const Launch& launch, std::uint64_t seed) {
     if (prepare_) prepare_(seed, stream_);
@@ -54,24 +112,48 @@ class Sampler {
   }
 
   // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
-  // launches), is done before the first sample, so no sample waits for it.
-  void finish_warmup() { CUDALABS_CHECK(cudaDeviceSynchronize()); }
+  // launches), is done before the first sample, so no sample waits for it. A judge then measures
+  // the round trip of an empty call to the reference's runner.
+  void finish_warmup() {
+    CUDALABS_CHECK(cudaDeviceSynchronize());
+    if (!judge_) return;
+    std::vector<double> pings;
+    for (int i = 0; i < kOverheadPings; ++i) pings.push_back(remote::ping_reference_ms(stream_));
+    std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
+    overhead_ms_ = pings[kOverheadPings / 2];
+  }
 
-  // `before_launch` runs after prepare, outside the timed region (the input seals).
-  double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {}) {
+  double overhead_ms() const { return overhead_ms_; }
+
+  // `before_launch` runs after prepare, outside the timed region (the input seals). With `seal`,
+  // the call's writable memory is checksummed right behind the stop event (a judge's student side).
+  // In a judge, `busy_before` gets the idle probe taken just before the start event.
+  double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
+                   OutputSeal* seal = nullptr, double* busy_before = nullptr) {
     if (prepare_) prepare_(seed, stream_);
     if (before_launch) before_launch();
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
+    if (judge_) {
+      const double busy = idle_probe_ms(stream_);
+      if (busy_before) *busy_before = busy;
+    }
+    const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
     timer_.start(stream_);
     launch_checked(launch, fan_, stream_);
     timer_.stop(stream_);
-    return timer_.elapsed_ms();  // waits for the stop event
+    if (seal && judge_) seal->take(stream_);
+    const double ms = timer_.elapsed_ms();  // waits for the stop event
+    // Only a sample made through a runner carries the round trip.
+    const bool remote_call = judge_ && remote::calls_made() != calls_before;
+    return remote_call ? std::max(ms - overhead_ms_, kEventResolutionMs) : ms;
   }
 
-  // Call right after sample_ms: how long the device took to finish what was still queued
-  // anywhere in this context once the timed stream had finished. Near zero unless the timed
-  // call left work on another stream.
-  static double outstanding_ms() {
+  // Call right after sample_ms: how long the device took to finish what was still running once
+  // the timed stream had finished. Near zero unless the timed call left work behind: in process,
+  // on another stream (cudaDeviceSynchronize waits for it); in a judge, in the runner's context
+  // (an empty kernel of ours waits for the GPU's time slice).
+  double outstanding_ms() const {
+    if (judge_) return idle_probe_ms(stream_);
     const Clock::time_point before = Clock::now();
     CUDALABS_CHECK(cudaDeviceSynchronize());
     return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
@@ -83,6 +165,8 @@ class Sampler {
   StreamFan fan_;
   L2Flusher flusher_;
   EventTimer timer_;
+  bool judge_ = false;
+  double overhead_ms_ = 0;
 };
 
 // Host-held checksums of the sealed inputs, once prepare's work is done.
@@ -106,45 +190,56 @@ std::string check_student_call(const Workload& work, const std::vector<std::uint
   return work.verify ? work.verify(seed, stream) : std::string();
 }
 
+// Counts a device-idle check that found work still running; fills result.integrity_failure at the
+// third. `when` says where it was found.
+void charge_busy_device(double busy_ms, int round, const char* when, PairedResult& result) {
+  if (busy_ms <= kOutstandingWorkLimitMs) return;
+  ++result.samples_with_outstanding_work;
+  result.max_outstanding_ms = std::max(result.max_outstanding_ms, busy_ms);
+  if (result.samples_with_outstanding_work < kOutstandingWorkStrikes) return;
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "work was still running on the GPU %s (%d times in %d rounds; the device needed up to %.3f ms more "
+                "to go idle): launch everything on the stream you were given, and finish it before you return",
+                when, result.samples_with_outstanding_work, round + 1, result.max_outstanding_ms);
+  result.integrity_failure = text;
+}
+
 // The student side of a round: sample, then the untimed checks. Returns the sample's time and
 // fills result.integrity_failure when the checks found one.
 double student_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
-                      PairedResult& result) {
-  const bool checked = (work.verify || !work.sealed_inputs.empty()) && verifies_round(work, round);
+                      OutputSeal& output_seal, PairedResult& result) {
   std::vector<std::uint64_t> sums;
   cudaError_t status = cudaSuccess;
   const Launch call = [&](cudaStream_t s) { status = work.student(s); };
-  const double ms = sampler.sample_ms(call, seed, [&] {
-    if (checked) sums = seal(work, stream);
-  });
+  double busy_before = 0;
+  const double ms = sampler.sample_ms(call, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
+  charge_busy_device(busy_before, round, "before your call started", result);
+  if (!result.integrity_failure.empty()) return ms;
   if (const std::string failed = describe_student_status(status); !failed.empty()) {
     result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
     return ms;
   }
-  const double outstanding = Sampler::outstanding_ms();
-  if (outstanding > kOutstandingWorkLimitMs) {
-    ++result.samples_with_outstanding_work;
-    result.max_outstanding_ms = std::max(result.max_outstanding_ms, outstanding);
-    if (result.samples_with_outstanding_work >= kOutstandingWorkStrikes) {
-      char text[320];
-      std::snprintf(text, sizeof text,
-                    "work was still running on the GPU after the stream you were given finished (after %d of %d "
-                    "timed calls; the device needed up to %.3f ms more to go idle): launch everything on that stream",
-                    result.samples_with_outstanding_work, round + 1, result.max_outstanding_ms);
-      result.integrity_failure = text;
-      return ms;
-    }
+  charge_busy_device(sampler.outstanding_ms(), round, "after your call had returned", result);
+  if (!result.integrity_failure.empty()) return ms;
+  ++result.verified_samples;
+  std::string wrong = output_seal.check(stream);
+  if (wrong.empty()) wrong = check_student_call(work, sums, seed, stream);
+  if (!wrong.empty()) {
+    char text[128];
+    std::snprintf(text, sizeof text, "the timed call's result was wrong on sample %d (inputs from seed %#018" PRIx64 "): ",
+                  round + 1, seed);
+    result.integrity_failure = text + wrong;
   }
-  if (checked) {
-    ++result.verified_samples;
-    const std::string wrong = check_student_call(work, sums, seed, stream);
-    if (!wrong.empty()) {
-      char text[128];
-      std::snprintf(text, sizeof text, "the timed call's result was wrong on sample %d (inputs from seed %#018" PRIx64 "): ",
-                    round + 1, seed);
-      result.integrity_failure = text + wrong;
-    }
-  }
+  return ms;
+}
+
+// The reference's side of a round; in a judge, the idle check before it charges the student
+// (only the student's runner can have left work running).
+double solution_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, PairedResult& result) {
+  double busy_before = 0;
+  const double ms = sampler.sample_ms(work.solution, seed, {}, nullptr, &busy_before);
+  charge_busy_device(busy_before, round, "while the reference was about to run", result);
   return ms;
 }
 
@@ -186,21 +281,10 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   return check_student_call(work, sums, seed, stream);
 }
 
-bool verifies_round(const Workload& work, int round) noexcept {
-  if (round == 0 || work.verify_one_in <= 1) return true;
-  return round_seed(work.seed ^ kVerifyDomain, static_cast<std::uint64_t>(round)) %
-             static_cast<std::uint64_t>(work.verify_one_in) ==
-         0;
-}
-
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream) {
   validate(policy);
   if (!work.student || !work.solution) {
     throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
-  }
-  if (work.verify_one_in < 1) {
-    throw std::invalid_argument("measure_interleaved: verify_one_in must be >= 1, got " +
-                                std::to_string(work.verify_one_in));
   }
   const Clock::time_point started = Clock::now();
   Sampler sampler(work.prepare, stream, work.side_streams);
@@ -220,20 +304,23 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   ratio.reserve(capacity);
 
   PairedResult result;
+  result.call_overhead_ms = sampler.overhead_ms();
+  OutputSeal output_seal;
   for (int round = 0;; ++round) {
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
     // Alternate which goes first, so an order effect appears in both directions equally.
     if (round % 2 == 0) {
-      student_ms = student_sample(sampler, work, round, seed, stream, result);
+      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
       if (!result.integrity_failure.empty()) break;
-      solution_ms = sampler.sample_ms(work.solution, seed);
+      solution_ms = solution_sample(sampler, work, round, seed, result);
     } else {
-      solution_ms = sampler.sample_ms(work.solution, seed);
-      student_ms = student_sample(sampler, work, round, seed, stream, result);
+      solution_ms = solution_sample(sampler, work, round, seed, result);
       if (!result.integrity_failure.empty()) break;
+      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
     }
+    if (!result.integrity_failure.empty()) break;
     student.push_back(student_ms);
     solution.push_back(solution_ms);
     ratio.push_back(std::max(student_ms, kEventResolutionMs) / std::max(solution_ms, kEventResolutionMs));

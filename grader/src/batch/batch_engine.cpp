@@ -138,7 +138,9 @@ std::string lab_config_hash(const CoursePaths& paths, const std::string& lab) {
   require_known_lab(paths, lab);
   const BuildRecipe recipe = load_build_recipe(paths.build_recipe(lab));
   std::vector<fs::path> files{paths.course_config(), paths.lab_config(lab), paths.build_recipe(lab)};
-  if (!recipe.grade_harness.empty()) files.emplace_back(recipe.grade_harness);
+  for (const std::string& program : {recipe.grade_harness, recipe.student_runner, recipe.reference_runner}) {
+    if (!program.empty()) files.emplace_back(program);
+  }
   return hash_files(files);
 }
 

@@ -56,6 +56,10 @@ BuildRecipe load_build_recipe(const std::filesystem::path& file) {
   recipe.version_script = required_string(json, "version_script", file);
   recipe.selfcheck_harness = required_string(json, "selfcheck_harness", file);
   recipe.grade_harness = required_string(json, "grade_harness", file);
+  if (!recipe.grade_harness.empty()) {
+    recipe.student_runner = required_string(json, "student_runner", file);
+    recipe.reference_runner = required_string(json, "reference_runner", file);
+  }
   return recipe;
 }
 

@@ -18,7 +18,11 @@ struct BuildRecipe {
   std::string student_library;    // file name the harnesses load, e.g. liblab_01_vector_add_student.so
   std::string version_script;     // linker map exporting only namespace student (cmake/student_library.map)
   std::string selfcheck_harness;  // absolute path of the public self-check binary
-  std::string grade_harness;      // absolute path of the hidden-suite binary; empty in a student release
+  std::string grade_harness;      // absolute path of the hidden-suite binary (the judge); empty in a student release
+  // The judge's runners (cudalabs/remote/judge.hpp), placed beside it: the one that loads the
+  // student library and the one with the solution linked in. Empty with grade_harness.
+  std::string student_runner;
+  std::string reference_runner;
 };
 
 // Throws std::runtime_error naming the file and the field when the recipe is missing or malformed.

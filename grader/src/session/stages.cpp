@@ -113,6 +113,12 @@ std::optional<Stop> load_test_suite(SessionState& session) {
   session.test_start = SessionClock::now();
   HarnessInvocation& invocation = session.invocation;
   invocation.harness = place_harness(session.harness, session.binary_dir);
+  // A judge's runners go beside it (and the student runner beside the submission's library).
+  if (session.graded) {
+    for (const std::string& runner : {session.recipe.student_runner, session.recipe.reference_runner}) {
+      place_harness(runner, session.binary_dir);
+    }
+  }
   invocation.working_dir = session.run_dir;
   invocation.env = {{"CUDALABS_LAB_CONFIG", fs::absolute(session.paths.lab_config(session.request.lab)).string()},
                     {"CUDALABS_COURSE_CONFIG", fs::absolute(session.paths.course_config()).string()},

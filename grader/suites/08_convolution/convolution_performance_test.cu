@@ -105,8 +105,9 @@ void time_2d(const char* case_name, const lab08::Implementation2d& impl, int wid
   work.workload.prepare = [&, filter_width](std::uint64_t round, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(in.data(), n, round_seed(round, 0), -1.0f, 1.0f, stream);
     const Filter taps = round_filter(filter_width, 2, round);
-    CUDALABS_CHECK(student::set_filter_2d(taps.taps.data(), taps.width, stream));
-    CUDALABS_CHECK(solution::set_filter_2d(taps.taps.data(), taps.width, stream));
+    const cudalabs::PinnedHostBuffer<float> shared(taps.taps);  // the runners map it
+    CUDALABS_CHECK(student::set_filter_2d(shared.data(), taps.width, stream));
+    CUDALABS_CHECK(solution::set_filter_2d(shared.data(), taps.width, stream));
     cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
   };
   work.workload.verify = [&, width, height, filter_width](std::uint64_t round, cudaStream_t stream) -> std::string {
@@ -174,8 +175,9 @@ void time_1d(const char* case_name, int n_int, int filter_width, std::uint64_t s
   work.workload.prepare = [&](std::uint64_t round, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(in.data(), n, round_seed(round, 0), -1.0f, 1.0f, stream);
     const Filter taps = round_filter(filter_width, 1, round);
-    CUDALABS_CHECK(student::set_filter_1d(taps.taps.data(), taps.width, stream));
-    CUDALABS_CHECK(solution::set_filter_1d(taps.taps.data(), taps.width, stream));
+    const cudalabs::PinnedHostBuffer<float> shared(taps.taps);  // the runners map it
+    CUDALABS_CHECK(student::set_filter_1d(shared.data(), taps.width, stream));
+    CUDALABS_CHECK(solution::set_filter_1d(shared.data(), taps.width, stream));
     cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
   };
   work.workload.verify = [&](std::uint64_t round, cudaStream_t stream) -> std::string {

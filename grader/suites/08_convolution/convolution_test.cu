@@ -416,7 +416,7 @@ TEST_F(Filters, InvalidWidthRejected) {
   const Filter filter_1d = lab08::make_filter_1d(9, 3101);
   const Filter filter_2d = lab08::make_filter_2d(5, 3102);
   const std::vector<float> values = lab08::make_values(300, 3103);
-  const std::vector<float> other = lab08::make_values(static_cast<std::size_t>(17) * 17, 3104);
+  const cudalabs::PinnedHostBuffer<float> other(lab08::make_values(static_cast<std::size_t>(17) * 17, 3104));
   ASSERT_TRUE(lab08::set_filter(&student::set_filter_1d, "set_filter_1d", filter_1d));
   ASSERT_TRUE(lab08::set_filter(&student::set_filter_2d, "set_filter_2d", filter_2d));
 

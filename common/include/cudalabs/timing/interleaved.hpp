@@ -1,23 +1,34 @@
 #pragma once
 // Same-run, paired comparison of a student's implementation with the reference solution.
 //
-// The two are measured alternately in one process (A B, B A, A B, ...), so clock, thermal and
-// neighbour drift hit both alike and the order effect (the second of a pair running on a warmer
-// or cooler GPU) cancels over pairs of rounds. The ratio student/solution is taken per round and
-// its median is what verdicts use: pairing removes the drift that separate medians would keep.
+// The two are measured alternately (A B, B A, A B, ...), so clock, thermal and neighbour drift
+// hit both alike and the order effect (the second of a pair running on a warmer or cooler GPU)
+// cancels over pairs of rounds. The ratio student/solution is taken per round and its median is
+// what verdicts use: pairing removes the drift that separate medians would keep.
 //
-// A timed student call is untrusted. Every sample:
+// A timed student call is untrusted, and every one is checked; the engine does the same work
+// before every call, so nothing a call can observe tells it whether it is checked. Every sample:
 //   prepare(seed of this round)  fresh inputs, poisoned outputs (untimed; both sides of a round
 //                                get the same seed, so they time the same data)
+//   seal                         keyed checksums of the inputs, held on the host (student side)
 //   L2 flush                     persisting-L2 lines and limit reset first (l2_flush.hpp)
 //   event start, launch, event stop, wait for the stop event
 //   (a pipeline on several streams: the side streams wait for the start event and the stop
 //   event waits for all of them, so the time spans the whole pipeline; see Workload::side_streams)
 // and after each student sample, untimed:
-//   device-idle check            cudaDeviceSynchronize, timed on the host: work the call queued
-//                                on another stream is still running when it takes long
-//   verify(seed), some samples   the call's output against the reference's for the same inputs
-// Only the launch lies between the events.
+//   device-idle check            work the call left running is still running: see below
+//   checks                       sealed inputs unchanged, then verify(seed): the call's output
+//                                against the reference's for the same inputs
+//
+// In a judge (cudalabs/remote/judge.hpp), the calls run in runner processes and this process
+// holds the clock. The events bracket the whole call seen from here (the request, the runner's
+// work, the reply); the median round trip of a call that launches an empty kernel in the
+// reference's runner, measured first, is subtracted from every sample of both sides, so the
+// figures are the work's. Its stop event runs on this process's context, which the GPU
+// time-slices with the runner's: if the runner said it was done while its work still ran, either
+// the stop waits for it, or the keyed checksums of the call's writable memory, queued right
+// behind the stop event, see the outputs still changing and the sample fails. The device-idle
+// check times an empty kernel of this process's: it waits while another context has work running.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -50,7 +61,7 @@ std::string describe_student_status(cudaError_t status);
 // queued on the stream. Inputs a call may modify (in-place operations) are covered by this too.
 using Prepare = std::function<void(std::uint64_t seed, cudaStream_t)>;
 
-// Untimed, after a student sample chosen for checking: compares what the timed call left in its
+// Untimed, after every student sample: compares what the timed call left in its
 // outputs with the reference solution's output for the inputs of `seed`, computed now into
 // buffers of the check's own. Returns "" when right, else what is wrong (first mismatch...).
 // May synchronize; runs after the device-idle check, so the student's work is complete.
@@ -71,10 +82,7 @@ struct Workload {
   // Base of the per-round seeds; for a grade, derived from cudalabs::timing_seed(), so inputs
   // cannot be known when the submission is written.
   std::uint64_t seed = 0;
-  // Student samples checked by `verify`: the first round's, then about 1 in verify_one_in of the
-  // others, chosen by a hash of the seed (so a call cannot tell which). 1 checks every sample.
-  int verify_one_in = 4;
-  // Checked on every verified sample: a keyed checksum (device_compare.hpp) taken on the host
+  // Checked after every student call: a keyed checksum (device_compare.hpp) taken on the host
   // after prepare and compared after the call. Without it, a call could rewrite its inputs to
   // whatever makes a cheaper answer right, and verify's reference would read the rewritten ones.
   std::vector<SealedInput> sealed_inputs{};
@@ -99,15 +107,19 @@ struct PairedResult {
   // found: "the timed call's result was wrong on sample 7: ..." or "work was still running on
   // the GPU after the stream you were given finished ...".
   std::string integrity_failure;
-  int verified_samples = 0;              // student samples whose output verify checked
+  int verified_samples = 0;              // student samples whose output was checked (all of them)
   int samples_with_outstanding_work = 0; // student samples after which the device was not idle
   double max_outstanding_ms = 0;         // longest such wait for the device to go idle
+  // In a judge: the median round trip of an empty call, subtracted from every sample (0 in process).
+  double call_overhead_ms = 0;
 };
 
-// A student sample after which cudaDeviceSynchronize takes longer than this had work still
-// running elsewhere. On an idle device it returns in a few microseconds (it only reads the
-// context's completion markers); 50 us is far above that, and below the time of every timed
-// case of the labs (0.08 ms and more), so work moved off the stream cannot hide under it.
+// A student sample after which the device-idle check takes longer than this had work still
+// running elsewhere. In process the check is cudaDeviceSynchronize, which on an idle device
+// returns in a few microseconds (it only reads the context's completion markers); in a judge it
+// is an empty kernel of the judge's, launched and waited for (about 10 us on an idle GPU). 50 us
+// is far above either, and below the time of every timed case of the labs (0.05 ms and more), so
+// work moved off the stream, or left running in a runner, cannot hide under it.
 inline constexpr double kOutstandingWorkLimitMs = 0.05;
 // The case fails once this many student samples showed outstanding work. One could be the host
 // thread losing its core inside the call (that only lengthens the wait, never shortens it); work
@@ -119,9 +131,6 @@ inline constexpr int kOutstandingWorkStrikes = 3;
 // so neighbouring rounds get unrelated inputs. Warm-up launches use their own seeds.
 std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept;
 
-// Whether the student sample of round `round` is checked (see Workload::verify_one_in).
-bool verifies_round(const Workload& work, int round) noexcept;
-
 // The qualifying call, before anything is timed: prepare(seed), one student call, then the checks
 // of a verified sample (sealed inputs, verify). Returns "" when right, else what is wrong: a
 // wrong answer at the timed size is not timed. Throws like measure_interleaved.
@@ -130,8 +139,7 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
 // Measures student against solution as above until should_stop(ratio summary) says so, or an
 // integrity failure is found (PairedResult::integrity_failure; the figures so far are returned
 // but must not be scored).
-// Throws std::invalid_argument for an invalid policy, an empty student/solution or
-// verify_one_in < 1; CudaError when a launch fails (cudaGetLastError after each launch) or the
+// Throws std::invalid_argument for an invalid policy or an empty student/solution; CudaError when a launch fails (cudaGetLastError after each launch) or the
 // timed work faults. Whatever a Launch, Prepare or Verify throws propagates.
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy,
                                  cudaStream_t stream = nullptr);

@@ -1,0 +1,120 @@
+#pragma once
+// The judge's side of the split: every call of the lab's API that a hidden suite makes, to
+// `student::` or to `solution::`, runs in a runner process (cudalabs/remote/protocol.hpp), never in
+// the judge. A lab lists its API once (grader/suites/<lab>/lab_calls.def); the grade harness gets
+// one definition per function that forwards here (common/src/remote/lab_thunks.cpp), and each
+// runner one table entry that serves it (common/src/remote/lab_function_table.cpp).
+//
+//   Side::student    lab_<id>_student_runner beside the judge, which loads the submission's
+//                    library; untrusted, confined like every test process.
+//   Side::reference  lab_<id>_reference_runner, the solution linked in; trusted, but run the
+//                    same way so both are timed alike (and the reference cannot be slowed by
+//                    anything inside the student's process).
+//
+// A call synchronises the judge's device first (inputs queued on any judge stream are ready),
+// sends the request and blocks until the reply. A runner that dies, hangs up, breaks the
+// protocol or reports a device fault is killed; the call throws RunnerFailure with what happened
+// (the test fails with it), and the next call starts a fresh runner.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cudalabs/remote/protocol.hpp"
+#include "cudalabs/shared_host_memory.hpp"
+
+namespace cudalabs::remote {
+
+enum class Side : int { student = 0, reference = 1 };
+
+// What a call's implementation did wrong in a way the call cannot return: crashed, hung up,
+// broke its CUDA context, sent a malformed reply. The message is for the student.
+class RunnerFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Whether this process is a judge (its API calls run in runners). False in self-check harnesses,
+// benchmarks and unit tests, which call implementations in process.
+bool judge_mode() noexcept;
+
+// Device memory or pinned host memory a call may write, as this process sees it: the whole
+// allocation (or segment) each non-const pointer argument points into.
+struct WritableRange {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  bool host = false;
+};
+
+// The writable ranges of the last call to Side::student (empty before the first, and in process).
+const std::vector<WritableRange>& last_student_outputs();
+
+// How many calls this process has sent to runners (a sample made through a runner has its
+// round trip subtracted; trusted work launched in the judge, such as a pipeline's copy stage, not).
+std::uint64_t calls_made() noexcept;
+
+// Round trip of a call that launches an empty kernel, to the reference runner, timed like a timed
+// call (CUDA events on `stream` around it); the timing engine subtracts its median from both sides.
+double ping_reference_ms(cudaStream_t stream);
+
+// End of a test: both runners close the buffers and segments they opened; a student runner
+// whose context is broken is replaced before the next call.
+void end_of_test() noexcept;
+
+namespace detail {
+
+struct CallBuilder {
+  Request request;
+  std::vector<WritableRange> outputs;
+  std::vector<SharedSegment> segments;  // host memory the runner must have mapped first
+};
+
+// Set from the harness's .preinit_array when labgrade asked for confinement: a judge is not
+// confined itself (it starts runners), its runners are.
+void set_confine_runners() noexcept;
+
+CallBuilder begin_call(const char* function);
+void add_pointer(CallBuilder& call, const void* pointer, bool writable);
+void add_stream(CallBuilder& call);
+void add_stream_array(CallBuilder& call);
+void add_value(CallBuilder& call, const void* bytes, std::size_t size);
+std::uint64_t finish_call(Side side, CallBuilder& call);
+
+template <class T>
+void add_argument(CallBuilder& call, T value) {
+  if constexpr (std::is_same_v<T, cudaStream_t>) {
+    static_cast<void>(value);
+    add_stream(call);
+  } else if constexpr (std::is_same_v<T, const cudaStream_t*> || std::is_same_v<T, cudaStream_t*>) {
+    static_cast<void>(value);
+    add_stream_array(call);
+  } else if constexpr (std::is_pointer_v<T>) {
+    add_pointer(call, value, !std::is_const_v<std::remove_pointer_t<T>>);
+  } else {
+    static_assert(std::is_arithmetic_v<T> || std::is_enum_v<T>, "lab API arguments are numbers, pointers or streams");
+    static_assert(sizeof(T) <= sizeof(std::uint64_t), "a lab API value argument must fit 8 bytes");
+    add_value(call, &value, sizeof value);
+  }
+}
+
+}  // namespace detail
+
+// Runs `function` with `args` on `side` and returns what it returned (R: a number or an enum).
+template <class R, class... Args>
+R call(Side side, const char* function, Args... args) {
+  static_assert(sizeof...(Args) <= kMaxArguments, "too many arguments for the runner protocol");
+  static_assert(std::is_trivially_copyable_v<R> && sizeof(R) <= sizeof(std::uint64_t), "a lab API returns a number");
+  detail::CallBuilder builder = detail::begin_call(function);
+  (detail::add_argument(builder, args), ...);
+  const std::uint64_t raw = detail::finish_call(side, builder);
+  R result{};
+  std::memcpy(&result, &raw, sizeof result);
+  return result;
+}
+
+}  // namespace cudalabs::remote

@@ -1,0 +1,77 @@
+#pragma once
+// The messages between a judge (the hidden suite's process, which never maps student code) and a
+// runner (a confined child that loads one implementation of the lab's API and serves calls).
+//
+// One request, one reply, over a SOCK_SEQPACKET socket pair: each message is one datagram of
+// exactly sizeof(Request) or sizeof(Reply) bytes. Device buffers travel as CUDA IPC handles of
+// their allocation plus an offset; pinned host buffers as a shared-memory segment (its file
+// descriptor sent once, with map_host_segment) plus an offset. The judge believes nothing a reply
+// says but the function's return value, which is the implementation's own business.
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace cudalabs::remote {
+
+inline constexpr std::uint32_t kRequestMagic = 0x514A4C43;  // "CLJQ"
+inline constexpr std::uint32_t kReplyMagic = 0x524A4C43;    // "CLJR"
+inline constexpr int kMaxArguments = 12;
+inline constexpr int kMaxFunctionName = 64;
+inline constexpr int kMaxReplyMessage = 240;
+// Streams a runner creates for a `const cudaStream_t*` argument (a pipeline's streams).
+inline constexpr int kRunnerStreams = 32;
+
+enum class MessageKind : std::uint32_t {
+  call = 1,              // run `function` with `arguments`, wait for all its work, reply its result
+  forget = 2,            // close every buffer and segment opened so far (end of a test); reply health
+  map_host_segment = 3,  // the datagram carries a memfd (SCM_RIGHTS): map and register it as `segment`
+  ping = 4,              // reply at once after waiting for the device: the round trip with no work
+};
+
+enum class ArgumentKind : std::uint32_t {
+  value = 1,         // `value` holds the argument's bytes (integers, floats, enums)
+  stream = 2,        // the runner's stream
+  stream_array = 3,  // the runner's array of kRunnerStreams streams
+  device = 4,        // a device pointer: allocation `buffer_id` (IPC `handle`) + `offset`
+  host = 5,          // a pinned host pointer: shared segment `segment` + `offset`
+  null = 6,          // a null pointer
+};
+
+struct Argument {
+  ArgumentKind kind = ArgumentKind::value;
+  std::uint32_t segment = 0;
+  std::uint64_t value = 0;
+  std::uint64_t buffer_id = 0;     // unique per allocation for this judge's context
+  std::uint64_t offset = 0;        // from the allocation's (or segment's) start
+  std::uint64_t extent = 0;        // bytes of the allocation or segment
+  cudaIpcMemHandle_t handle{};
+};
+
+struct Request {
+  std::uint32_t magic = kRequestMagic;
+  MessageKind kind = MessageKind::call;
+  std::uint64_t sequence = 0;
+  char function[kMaxFunctionName] = {};
+  std::uint32_t argument_count = 0;
+  std::uint32_t segment = 0;  // map_host_segment
+  std::uint64_t segment_bytes = 0;
+  Argument arguments[kMaxArguments];
+};
+
+enum class ReplyStatus : std::uint32_t {
+  ok = 1,                // `value` is the function's return value
+  unknown_function = 2,  // the runner does not serve `function`
+  bad_request = 3,       // a malformed request (a judge bug)
+  device_failure = 4,    // the call's work faulted or the context is broken: `message` says how
+  ready = 5,             // the first message: confined, CUDA initialised
+};
+
+struct Reply {
+  std::uint32_t magic = kReplyMagic;
+  ReplyStatus status = ReplyStatus::ok;
+  std::uint64_t sequence = 0;
+  std::uint64_t value = 0;
+  char message[kMaxReplyMessage] = {};
+};
+
+}  // namespace cudalabs::remote

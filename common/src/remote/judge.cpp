@@ -1,0 +1,406 @@
+// The judge's side of the runner protocol (cudalabs/remote/judge.hpp): starting runners, sending
+// calls, and believing nothing a runner says but its function's return value.
+#include "cudalabs/remote/judge.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <system_error>
+
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/result_stream.hpp"
+#include "cudalabs/shared_host_memory.hpp"
+#include "cudalabs/timing/event_timer.hpp"
+#include "judge_state.hpp"
+
+extern char** environ;
+
+namespace cudalabs::remote {
+namespace {
+
+// A runner that takes longer than this for one call is killed. labgrade's per-test timeout
+// (the YAML's test_timeout_seconds) normally ends a hang first; this bounds a judge run by hand.
+constexpr int kCallTimeoutMs = 300'000;
+constexpr int kStartTimeoutMs = 120'000;
+
+bool confine_requested = false;
+
+const char* side_name(Side side) { return side == Side::student ? "your code" : "the reference solution"; }
+
+// Printable ASCII only, bounded: a runner's words go into a report.
+std::string printable(const char* text, std::size_t capacity) {
+  std::string out;
+  for (std::size_t i = 0; i < capacity && text[i] != '\0'; ++i) {
+    const char c = text[i];
+    out += (c >= 0x20 && c < 0x7F) ? c : '?';
+  }
+  return out;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int signal = WTERMSIG(status);
+    const char* name = sigabbrev_np(signal);
+    return std::string("was killed by signal ") + std::to_string(signal) + (name ? std::string(" (SIG") + name + ")" : "");
+  }
+  return "ended";
+}
+
+// The driver functions the runtime does not wrap, found through the runtime so the judge does
+// not link libcuda (CI machines have no driver).
+struct DriverCalls {
+  CUresult (*get_address_range)(CUdeviceptr*, std::size_t*, CUdeviceptr) = nullptr;
+  CUresult (*get_pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) = nullptr;
+};
+
+const DriverCalls& driver() {
+  static const DriverCalls calls = [] {
+    DriverCalls found;
+    cudaDriverEntryPointQueryResult status{};
+    CUDALABS_CHECK(cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", reinterpret_cast<void**>(&found.get_address_range),
+                                                    12000, cudaEnableDefault, &status));
+    CUDALABS_CHECK(cudaGetDriverEntryPointByVersion("cuPointerGetAttribute",
+                                                    reinterpret_cast<void**>(&found.get_pointer_attribute), 12000,
+                                                    cudaEnableDefault, &status));
+    if (!found.get_address_range || !found.get_pointer_attribute) {
+      throw std::runtime_error("the CUDA driver does not offer cuMemGetAddressRange/cuPointerGetAttribute");
+    }
+    return found;
+  }();
+  return calls;
+}
+
+}  // namespace
+
+bool confine_runners() noexcept { return confine_requested; }
+
+// ---- one runner process ---------------------------------------------------------------------
+
+Runner::~Runner() { stop(); }
+
+void Runner::stop() noexcept {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (fd_ >= 0) ::close(fd_);
+  pid_ = -1;
+  fd_ = -1;
+  segments_sent_.clear();
+}
+
+std::string Runner::end_of(const std::string& what) noexcept {
+  std::string ended = what;
+  if (pid_ > 0) {
+    int status = 0;
+    // A runner that hung up is usually already gone; give it a moment, then end it.
+    for (int i = 0; i < 50; ++i) {
+      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        ended += ": the process " + describe_wait_status(status);
+        pid_ = -1;
+        break;
+      }
+      ::usleep(2000);
+    }
+  }
+  stop();
+  return ended;
+}
+
+[[noreturn]] void Runner::fail(const std::string& what) {
+  const std::string ended = end_of(what);
+  throw RunnerFailure(std::string(side_name(side_)) + " (in its runner process) " + ended);
+}
+
+void Runner::start() {
+  if (running()) return;
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    throw std::system_error(errno, std::generic_category(), "socketpair for a runner");
+  }
+  // The child's end becomes its descriptor 3; nothing else of this process is inherited.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+  std::string path = executable_;
+  char socket_arg[] = "--socket=3";
+  char* argv[] = {path.data(), socket_arg, nullptr};
+  // The environment minus what preinit took (token, seed); CUDALABS_CONFINE asks the runner to
+  // confine itself before any of its libraries' constructors run.
+  std::vector<std::string> variables;
+  for (char** v = environ; v && *v; ++v) {
+    if (std::strncmp(*v, kConfineVariable, std::strlen(kConfineVariable)) == 0) continue;
+    variables.emplace_back(*v);
+  }
+  if (confine_runners()) variables.push_back(std::string(kConfineVariable) + "=1");
+  std::vector<char*> envp;
+  for (std::string& v : variables) envp.push_back(v.data());
+  envp.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = ::posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(pair[1]);
+  if (spawned != 0) {
+    ::close(pair[0]);
+    throw std::system_error(spawned, std::generic_category(), "starting the runner " + path);
+  }
+  pid_ = pid;
+  fd_ = pair[0];
+  Reply ready;
+  if (!receive(ready, kStartTimeoutMs)) fail("did not start");
+  if (ready.status != ReplyStatus::ready) {
+    fail("could not start: " + printable(ready.message, sizeof ready.message));
+  }
+}
+
+void Runner::send(const Request& request, int descriptor) {
+  msghdr message{};
+  iovec part{const_cast<Request*>(&request), sizeof request};
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  if (descriptor >= 0) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(header), &descriptor, sizeof descriptor);
+  }
+  for (;;) {
+    const ssize_t sent = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
+    if (sent == static_cast<ssize_t>(sizeof request)) return;
+    if (sent < 0 && errno == EINTR) continue;
+    fail("hung up");
+  }
+}
+
+// One datagram of exactly a Reply, with our magic and the request's sequence number, in time.
+bool Runner::receive(Reply& reply, int timeout_ms) {
+  pollfd ready{fd_, POLLIN, 0};
+  for (;;) {
+    const int polled = ::poll(&ready, 1, timeout_ms);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) fail("did not answer within " + std::to_string(timeout_ms / 1000) + " s (a hang?)");
+    break;
+  }
+  const ssize_t got = ::recv(fd_, &reply, sizeof reply, MSG_TRUNC);
+  if (got == 0) return false;
+  if (got != static_cast<ssize_t>(sizeof reply) || reply.magic != kReplyMagic) {
+    fail("sent a malformed reply (the runner protocol was broken)");
+  }
+  return true;
+}
+
+Reply Runner::transact(Request& request, int timeout_ms) {
+  request.sequence = ++sequence_;
+  send(request);
+  Reply reply;
+  if (!receive(reply, timeout_ms)) fail("hung up during " + printable(request.function, sizeof request.function));
+  if (reply.sequence != request.sequence) fail("answered a request that was not asked (the runner protocol was broken)");
+  return reply;
+}
+
+void Runner::share_segment(const SharedSegment& segment) {
+  if (segments_sent_.count(segment.id) != 0) return;
+  Request request;
+  request.kind = MessageKind::map_host_segment;
+  request.segment = segment.id;
+  request.segment_bytes = segment.bytes;
+  request.sequence = ++sequence_;
+  send(request, segment.fd);
+  Reply reply;
+  if (!receive(reply, kCallTimeoutMs)) fail("hung up while mapping host memory");
+  if (reply.sequence != request.sequence) fail("answered a request that was not asked (the runner protocol was broken)");
+  if (reply.status != ReplyStatus::ok) fail("could not map pinned host memory: " + printable(reply.message, sizeof reply.message));
+  segments_sent_.insert(segment.id);
+}
+
+// ---- the judge's runners and calls ------------------------------------------------------------
+
+JudgeState& judge() {
+  static JudgeState state;
+  return state;
+}
+
+Runner& JudgeState::runner(Side side) {
+  Runner& chosen = side == Side::student ? student : reference;
+  chosen.start();
+  return chosen;
+}
+
+bool judge_mode() noexcept { return judge().lab_id != nullptr; }
+
+std::uint64_t calls_made() noexcept { return judge().calls; }
+
+const std::vector<WritableRange>& last_student_outputs() { return judge().last_student_outputs; }
+
+namespace detail {
+
+// The runners sit beside the judge's executable (labgrade copies all three next to the
+// submission's library; the student runner finds that library through its $ORIGIN run path).
+void register_judge(const char* lab_id) {
+  JudgeState& state = judge();
+  char self[PATH_MAX] = {};
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  std::string directory = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string("./x");
+  directory.erase(directory.rfind('/') + 1);
+  state.lab_id = lab_id;
+  state.student.configure(Side::student, directory + "lab_" + lab_id + "_student_runner");
+  state.reference.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
+}
+
+void set_confine_runners() noexcept { confine_requested = true; }
+
+CallBuilder begin_call(const char* function) {
+  CallBuilder call;
+  call.request.kind = MessageKind::call;
+  std::snprintf(call.request.function, sizeof call.request.function, "%s", function);
+  return call;
+}
+
+namespace {
+Argument& next_argument(CallBuilder& call) {
+  if (call.request.argument_count >= static_cast<std::uint32_t>(kMaxArguments)) {
+    throw std::logic_error("runner protocol: too many arguments");
+  }
+  return call.request.arguments[call.request.argument_count++];
+}
+}  // namespace
+
+void add_value(CallBuilder& call, const void* bytes, std::size_t size) {
+  Argument& argument = next_argument(call);
+  argument.kind = ArgumentKind::value;
+  std::memcpy(&argument.value, bytes, size);
+}
+
+void add_stream(CallBuilder& call) { next_argument(call).kind = ArgumentKind::stream; }
+void add_stream_array(CallBuilder& call) { next_argument(call).kind = ArgumentKind::stream_array; }
+
+void add_pointer(CallBuilder& call, const void* pointer, bool writable) {
+  Argument& argument = next_argument(call);
+  if (pointer == nullptr) {
+    argument.kind = ArgumentKind::null;
+    return;
+  }
+  if (SharedSegment segment; find_shared_segment(pointer, &segment)) {
+    argument.kind = ArgumentKind::host;
+    argument.segment = segment.id;
+    argument.offset = static_cast<std::uint64_t>(static_cast<const unsigned char*>(pointer) - segment.base);
+    argument.extent = segment.bytes;
+    call.segments.push_back(segment);
+    if (writable) call.outputs.push_back({segment.base, segment.bytes, true});
+    return;
+  }
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    static_cast<void>(cudaGetLastError());
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  if (attributes.type != cudaMemoryTypeDevice) {
+    throw std::logic_error(std::string("runner protocol: argument ") + std::to_string(call.request.argument_count) + " of " +
+                           call.request.function +
+                           " is host memory a runner cannot see (a suite bug: pass device memory from cudaMalloc, "
+                           "or host memory from a PinnedHostBuffer)");
+  }
+  const auto address = reinterpret_cast<CUdeviceptr>(pointer);
+  CUdeviceptr base = 0;
+  std::size_t bytes = 0;
+  unsigned long long buffer_id = 0;
+  if (driver().get_address_range(&base, &bytes, address) != CUDA_SUCCESS ||
+      driver().get_pointer_attribute(&buffer_id, CU_POINTER_ATTRIBUTE_BUFFER_ID, address) != CUDA_SUCCESS) {
+    throw std::logic_error(std::string("runner protocol: cannot find the allocation of an argument of ") +
+                           call.request.function);
+  }
+  JudgeState& state = judge();
+  auto handle = state.handles.find(buffer_id);
+  if (handle == state.handles.end()) {
+    cudaIpcMemHandle_t made{};
+    CUDALABS_CHECK(cudaIpcGetMemHandle(&made, reinterpret_cast<void*>(base)));
+    handle = state.handles.emplace(buffer_id, made).first;
+  }
+  argument.kind = ArgumentKind::device;
+  argument.buffer_id = buffer_id;
+  argument.offset = address - base;
+  argument.extent = bytes;
+  argument.handle = handle->second;
+  if (writable) call.outputs.push_back({reinterpret_cast<void*>(base), bytes, false});
+}
+
+std::uint64_t finish_call(Side side, CallBuilder& call) {
+  ++judge().calls;
+  // Whatever the judge queued on any stream (the inputs, the poisoned outputs) is on the device
+  // before the runner can look.
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  JudgeState& state = judge();
+  if (!judge_mode()) throw std::logic_error("runner protocol: not a judge process");
+  Runner& runner = state.runner(side);
+  for (const SharedSegment& segment : call.segments) runner.share_segment(segment);
+  const Reply reply = runner.transact(call.request, kCallTimeoutMs);
+  switch (reply.status) {
+    case ReplyStatus::ok:
+      if (side == Side::student) state.last_student_outputs = std::move(call.outputs);
+      return reply.value;
+    case ReplyStatus::device_failure:
+      runner.fail("failed on the GPU during " + std::string(call.request.function) + ": " +
+                  printable(reply.message, sizeof reply.message));
+    case ReplyStatus::unknown_function:
+      runner.fail(std::string("does not provide ") + call.request.function);
+    default:
+      runner.fail("sent a reply the protocol does not have (the runner protocol was broken)");
+  }
+}
+
+}  // namespace detail
+
+double ping_reference_ms(cudaStream_t stream) {
+  timing::EventTimer timer;
+  Request request;
+  request.kind = MessageKind::ping;
+  std::snprintf(request.function, sizeof request.function, "%s", "ping");
+  timer.start(stream);
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  const Reply reply = judge().runner(Side::reference).transact(request, kCallTimeoutMs);
+  if (reply.status != ReplyStatus::ok) judge().reference.fail("could not answer a ping");
+  timer.stop(stream);
+  return timer.elapsed_ms();
+}
+
+void end_of_test() noexcept {
+  JudgeState& state = judge();
+  state.last_student_outputs.clear();
+  for (Runner* runner : {&state.student, &state.reference}) {
+    if (!runner->running()) continue;
+    try {
+      Request request;
+      request.kind = MessageKind::forget;
+      std::snprintf(request.function, sizeof request.function, "%s", "forget");
+      const Reply reply = runner->transact(request, kCallTimeoutMs);
+      if (reply.status != ReplyStatus::ok) runner->stop();  // a broken context: start afresh
+    } catch (...) {
+      runner->stop();
+    }
+  }
+}
+
+}  // namespace cudalabs::remote

@@ -1,0 +1,68 @@
+#pragma once
+// The judge's runners and its record of what it shared (common/src/remote/judge.cpp).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cudalabs/remote/judge.hpp"
+#include "cudalabs/shared_host_memory.hpp"
+
+namespace cudalabs::remote {
+
+namespace detail {
+// Called once by the grade harness's thunks (lab_thunks.cpp), before main.
+void register_judge(const char* lab_id);
+}  // namespace detail
+
+// Whether runners confine themselves (labgrade asked this judge to confine its test processes).
+bool confine_runners() noexcept;
+
+class Runner {
+ public:
+  Runner() = default;
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+  ~Runner();
+
+  void configure(Side side, std::string executable) {
+    side_ = side;
+    executable_ = std::move(executable);
+  }
+  bool running() const { return pid_ > 0; }
+  void start();
+  void stop() noexcept;
+  Reply transact(Request& request, int timeout_ms);
+  void share_segment(const SharedSegment& segment);
+  // Kills the runner and throws RunnerFailure: "<side> (in its runner process) <what>: <how it ended>".
+  [[noreturn]] void fail(const std::string& what);
+
+ private:
+  void send(const Request& request, int descriptor = -1);
+  bool receive(Reply& reply, int timeout_ms);
+  std::string end_of(const std::string& what) noexcept;
+
+  Side side_ = Side::student;
+  std::string executable_;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  std::uint64_t sequence_ = 0;
+  std::set<std::uint32_t> segments_sent_;
+};
+
+struct JudgeState {
+  const char* lab_id = nullptr;
+  Runner student;
+  Runner reference;
+  std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
+  std::vector<WritableRange> last_student_outputs;
+  std::uint64_t calls = 0;
+  Runner& runner(Side side);
+};
+
+JudgeState& judge();
+
+}  // namespace cudalabs::remote

@@ -1,0 +1,43 @@
+// The lab's API in a grade harness (the judge): every student:: and solution:: function the suite
+// calls forwards to its runner (cudalabs/remote/judge.hpp). One definition per entry of the lab's
+// lab_calls.def, whose parameter lists must match the API header's declarations (the link fails
+// otherwise: the suite's calls would find no definition).
+#include "cudalabs/remote/judge.hpp"
+// The .def names the API header first (CUDALABS_LAB_API); read once for that alone.
+#define CUDALABS_LAB_CALL(...)
+#include CUDALABS_LAB_CALLS
+#undef CUDALABS_LAB_CALL
+#include "cudalabs/student_and_solution.hpp"
+
+#ifndef CUDALABS_LAB_ID
+#error "define CUDALABS_LAB_ID (the lab's id, quoted)"
+#endif
+
+// Read by the harness's .preinit_array: this executable is a judge, which does not confine
+// itself but its runners (common/src/result_channel_preinit.cpp).
+extern "C" const char cudalabs_judge_lab_id[] = CUDALABS_LAB_ID;
+
+namespace cudalabs::remote::detail {
+void register_judge(const char* lab_id);
+}  // namespace cudalabs::remote::detail
+
+namespace {
+const bool registered = (cudalabs::remote::detail::register_judge(cudalabs_judge_lab_id), true);
+}  // namespace
+
+#define CUDALABS_UNPAREN(...) __VA_ARGS__
+#define CUDALABS_LAB_CALL(result, name, parameters, arguments)                                          \
+  namespace student {                                                                                   \
+  result name parameters {                                                                              \
+    return ::cudalabs::remote::call<result>(::cudalabs::remote::Side::student, #name,                   \
+                                            CUDALABS_UNPAREN arguments);                                \
+  }                                                                                                     \
+  }                                                                                                     \
+  namespace solution {                                                                                  \
+  result name parameters {                                                                              \
+    return ::cudalabs::remote::call<result>(::cudalabs::remote::Side::reference, #name,                 \
+                                            CUDALABS_UNPAREN arguments);                                \
+  }                                                                                                     \
+  }
+#include CUDALABS_LAB_CALLS
+#undef CUDALABS_LAB_CALL

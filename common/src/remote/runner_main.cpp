@@ -1,0 +1,218 @@
+// main() of every runner (cudalabs/remote/protocol.hpp): serves the judge's calls on descriptor 3
+// until the judge hangs up. Confined before any library constructor by runner_preinit.cpp. The
+// student's runner is untrusted: whatever it does here, the judge checks every output itself and
+// times it with its own clock; this loop is the honest behaviour.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "cudalabs/remote/runner.hpp"
+
+namespace cudalabs::remote {
+cudaError_t launch_null_kernel(cudaStream_t stream);  // null_kernel.cu
+}  // namespace cudalabs::remote
+
+namespace {
+
+using namespace cudalabs::remote;
+
+constexpr int kSocket = 3;
+
+struct Segment {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+};
+
+class Memory final : public RunnerMemory {
+ public:
+  Memory() {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
+    for (cudaStream_t& s : streams_) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "creating a stream");
+  }
+
+  void* resolve(const Argument& argument) override {
+    if (argument.offset >= argument.extent && argument.extent != 0) throw std::invalid_argument("offset past the allocation");
+    if (argument.kind == ArgumentKind::device) {
+      auto opened = buffers_.find(argument.buffer_id);
+      if (opened == buffers_.end()) {
+        void* base = nullptr;
+        check(cudaIpcOpenMemHandle(&base, argument.handle, cudaIpcMemLazyEnablePeerAccess), "opening a device buffer");
+        opened = buffers_.emplace(argument.buffer_id, base).first;
+      }
+      return static_cast<unsigned char*>(opened->second) + argument.offset;
+    }
+    if (argument.kind == ArgumentKind::host) {
+      const auto mapped = segments_.find(argument.segment);
+      if (mapped == segments_.end() || argument.offset >= mapped->second.bytes) {
+        throw std::invalid_argument("host memory that was never shared");
+      }
+      return static_cast<unsigned char*>(mapped->second.base) + argument.offset;
+    }
+    throw std::invalid_argument("expected a pointer");
+  }
+
+  cudaStream_t stream() override { return stream_; }
+  const cudaStream_t* streams() override { return streams_; }
+
+  void map_segment(std::uint32_t id, std::size_t bytes, int fd) {
+    void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (base == MAP_FAILED) throw std::runtime_error("mapping shared host memory failed");
+    if (cudaHostRegister(base, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
+      ::munmap(base, bytes);
+      throw std::runtime_error(std::string("registering shared host memory failed: ") +
+                               cudaGetErrorString(cudaGetLastError()));
+    }
+    segments_[id] = {base, bytes};
+  }
+
+  void forget() {
+    for (auto& [id, base] : buffers_) static_cast<void>(cudaIpcCloseMemHandle(base));
+    buffers_.clear();
+    for (auto& [id, segment] : segments_) {
+      static_cast<void>(cudaHostUnregister(segment.base));
+      ::munmap(segment.base, segment.bytes);
+    }
+    segments_.clear();
+  }
+
+  static void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(status));
+  }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+  cudaStream_t streams_[kRunnerStreams] = {};
+  std::map<std::uint64_t, void*> buffers_;
+  std::map<std::uint32_t, Segment> segments_;
+};
+
+void reply(const Request* request, ReplyStatus status, std::uint64_t value = 0, const std::string& message = "") {
+  Reply out;
+  out.status = status;
+  out.sequence = request ? request->sequence : 0;
+  out.value = value;
+  std::snprintf(out.message, sizeof out.message, "%s", message.c_str());
+  if (::send(kSocket, &out, sizeof out, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof out)) ::_exit(0);
+}
+
+// The device has finished everything this process queued, on any stream; "" or what failed.
+std::string wait_for_device() {
+  const cudaError_t status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  const cudaError_t pending = cudaGetLastError();
+  if (pending != cudaSuccess) return std::string(cudaGetErrorName(pending)) + ": " + cudaGetErrorString(pending);
+  return "";
+}
+
+Invoke find(const char* name) {
+  for (std::size_t i = 0; i < kServedFunctionCount; ++i) {
+    if (std::strncmp(kServedFunctions[i].name, name, kMaxFunctionName) == 0) return kServedFunctions[i].invoke;
+  }
+  return nullptr;
+}
+
+// One request (and the descriptor it carries, for map_host_segment); false when the judge hung up.
+bool receive(Request& request, int& descriptor) {
+  descriptor = -1;
+  msghdr message{};
+  iovec part{&request, sizeof request};
+  message.msg_iov = &part;
+  message.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t got = ::recvmsg(kSocket, &message, MSG_CMSG_CLOEXEC);
+  if (got <= 0) return false;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
+      std::memcpy(&descriptor, CMSG_DATA(header), sizeof descriptor);
+    }
+  }
+  if (got != static_cast<ssize_t>(sizeof request) || request.magic != kRequestMagic) {
+    std::fprintf(stderr, "cudalabs runner: a malformed request\n");
+    ::_exit(3);
+  }
+  request.function[kMaxFunctionName - 1] = '\0';
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::strcmp(argv[1], "--socket=3") != 0) {
+    std::fprintf(stderr, "%s serves a cudalabs judge; it is started by the grade harness, not by hand\n", argv[0]);
+    return 2;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return 0;  // the judge is already gone
+  Memory* memory = nullptr;
+  try {
+    Memory::check(cudaFree(nullptr), "initialising CUDA");
+    memory = new Memory();
+  } catch (const std::exception& error) {
+    reply(nullptr, ReplyStatus::device_failure, 0, error.what());
+    return 1;
+  }
+  reply(nullptr, ReplyStatus::ready);
+  Request request;
+  int descriptor = -1;
+  while (receive(request, descriptor)) {
+    try {
+      switch (request.kind) {
+        case MessageKind::call: {
+          const Invoke invoke = find(request.function);
+          if (!invoke) {
+            reply(&request, ReplyStatus::unknown_function);
+            break;
+          }
+          const std::uint64_t value = invoke(request, *memory);
+          const std::string failed = wait_for_device();
+          if (!failed.empty()) {
+            reply(&request, ReplyStatus::device_failure, value, failed);
+            break;
+          }
+          reply(&request, ReplyStatus::ok, value);
+          break;
+        }
+        case MessageKind::forget: {
+          const std::string failed = wait_for_device();
+          memory->forget();
+          reply(&request, failed.empty() ? ReplyStatus::ok : ReplyStatus::device_failure, 0, failed);
+          break;
+        }
+        case MessageKind::map_host_segment:
+          if (descriptor < 0) throw std::invalid_argument("no descriptor with map_host_segment");
+          memory->map_segment(request.segment, request.segment_bytes, descriptor);
+          descriptor = -1;
+          reply(&request, ReplyStatus::ok);
+          break;
+        case MessageKind::ping: {
+          std::string failed = wait_for_device();
+          if (failed.empty() && launch_null_kernel(memory->stream()) != cudaSuccess) failed = "launching an empty kernel";
+          if (failed.empty()) failed = wait_for_device();
+          reply(&request, failed.empty() ? ReplyStatus::ok : ReplyStatus::device_failure, 0, failed);
+          break;
+        }
+        default:
+          reply(&request, ReplyStatus::bad_request, 0, "unknown message kind");
+      }
+    } catch (const std::invalid_argument& error) {
+      reply(&request, ReplyStatus::bad_request, 0, error.what());
+    } catch (const std::exception& error) {
+      reply(&request, ReplyStatus::device_failure, 0, error.what());
+    }
+    if (descriptor >= 0) ::close(descriptor);
+  }
+  return 0;
+}

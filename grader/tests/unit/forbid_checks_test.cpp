@@ -2,8 +2,6 @@
 #include "checks/include_scan.hpp"
 #include "checks/symbol_scan.hpp"
 
-#include "checks/review_scan.hpp"
-
 #include <algorithm>
 #include <fstream>
 
@@ -183,35 +181,6 @@ TEST(DefinitionCheck, ReadsAnObjectWithNm) {
   const auto violations = check_definitions(defined_symbols(object, {}), "x");
   ASSERT_EQ(violations.size(), 1u);
   EXPECT_EQ(violations[0].found, "defining memcmp");
-}
-
-// ---- for the instructor to review --------------------------------------------------------------
-
-TEST(ReviewScan, ListsMemoryPatchingConstructsWithTheirLines) {
-  const fs::path file = fs::path(::testing::TempDir()) / "review_test.cu";
-  std::ofstream(file) << "// syscall( in a comment is not code\n"
-                         "long r = syscall(1, 2);\n"
-                         "asm volatile(\"nop\");\n"
-                         "mprotect(p, 4096, 7);\n"
-                         "const char* maps = \"/proc/self/maps\";\n"
-                         "__attribute__((constructor)) static void early() {}\n"
-                         "int ordinary_code = 0;\n";
-  const auto notes = review_sources({file}, {"vector_add.cu"});
-  std::vector<std::string> found;
-  for (const auto& note : notes) found.push_back(note.where + " " + note.construct);
-  EXPECT_EQ(found, (std::vector<std::string>{
-                       "vector_add.cu:2 raw system call (syscall)", "vector_add.cu:3 inline assembly",
-                       "vector_add.cu:4 changing memory protection (mprotect)",
-                       "vector_add.cu:5 reading /proc/self (or another /proc file)",
-                       "vector_add.cu:6 static constructor (constructor attribute or section)"}));
-}
-
-TEST(ReviewScan, CountsConstructorEntriesFromReadelf) {
-  const std::string readelf = "Relocation section '.rela.text' at offset 0x10 contains 40 entries:\n"
-                              "Relocation section '.rela.init_array' at offset 0x8c20 contains 2 entries:\n"
-                              "Relocation section '.rela.ctors' at offset 0x8d20 contains 1 entry:\n";
-  EXPECT_EQ(constructor_entries(readelf), 3);
-  EXPECT_EQ(constructor_entries("Relocation section '.rela.text' at offset 0x10 contains 4 entries:\n"), 0);
 }
 
 }  // namespace

@@ -188,9 +188,13 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     stages += fmt::format("{}{} {:.4g} ms", stages.empty() ? "; stages alone: " : ", ", stage.name, stage.ms.median);
   }
   const std::string figures = fmt::format(
-      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}){}{}", result.student_ms.median,
+      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}){}{}", result.student_ms.median,
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
-      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached", stages,
+      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached",
+      result.call_overhead_ms > 0
+          ? fmt::format(", each less the {:.4g} ms round trip of an empty call to a runner", result.call_overhead_ms)
+          : std::string(),
+      stages,
       work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
                                    work.bytes / student_seconds / 1e9,
                                    100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)

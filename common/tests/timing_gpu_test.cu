@@ -225,7 +225,7 @@ TEST_F(TimingGpu, WorkLeftOnAnotherStreamIsCaught) {
   EXPECT_NE(result.integrity_failure.find("work was still running on the GPU after the stream you were given finished"),
             std::string::npos)
       << result.integrity_failure;
-  EXPECT_EQ(result.samples_with_outstanding_work, kOutstandingWorkStrikes);
+  EXPECT_GE(result.samples_with_outstanding_work, kOutstandingWorkStrikes);
   EXPECT_GT(result.max_outstanding_ms, kOutstandingWorkLimitMs);
 }
 

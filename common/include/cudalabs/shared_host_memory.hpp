@@ -1,6 +1,6 @@
 #pragma once
-// Page-locked host memory that another process can map: an anonymous shared-memory file (memfd),
-// mapped here and registered with CUDA (cudaHostRegister). PinnedHostBuffer allocates from it, so
+// Page-locked host memory that another process can map: a System V shared-memory segment,
+// attached here and registered with CUDA (cudaHostRegister). PinnedHostBuffer allocates from it, so
 // a judge can hand a pinned buffer to the runner that serves a call (cudalabs/remote/judge.hpp):
 // the runner maps the same pages and registers them in its own context.
 #include <cstddef>
@@ -15,7 +15,7 @@ void free_shared_pinned(void* data) noexcept;
 
 struct SharedSegment {
   std::uint32_t id = 0;  // unique in this process
-  int fd = -1;           // the memfd, to send to a runner
+  int shm_id = -1;        // the System V segment, for a runner to attach
   unsigned char* base = nullptr;
   std::size_t bytes = 0;  // mapped (a whole number of pages)
 };

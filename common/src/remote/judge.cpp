@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -36,6 +37,8 @@ namespace {
 // (the YAML's test_timeout_seconds) normally ends a hang first; this bounds a judge run by hand.
 constexpr int kCallTimeoutMs = 300'000;
 constexpr int kStartTimeoutMs = 120'000;
+// How long a judge waiting for a reply, and a runner waiting for a request, poll before sleeping.
+constexpr int kSpinMs = 50;
 
 bool confine_requested = false;
 
@@ -103,6 +106,7 @@ void Runner::stop() noexcept {
   if (fd_ >= 0) ::close(fd_);
   pid_ = -1;
   fd_ = -1;
+  awaiting_ready_ = false;
   segments_sent_.clear();
 }
 
@@ -131,6 +135,11 @@ std::string Runner::end_of(const std::string& what) noexcept {
 }
 
 void Runner::start() {
+  spawn();
+  await_ready();
+}
+
+void Runner::spawn() {
   if (running()) return;
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -165,6 +174,12 @@ void Runner::start() {
   }
   pid_ = pid;
   fd_ = pair[0];
+  awaiting_ready_ = true;
+}
+
+void Runner::await_ready() {
+  if (!awaiting_ready_) return;
+  awaiting_ready_ = false;
   Reply ready;
   if (!receive(ready, kStartTimeoutMs)) fail("did not start");
   if (ready.status != ReplyStatus::ready) {
@@ -172,23 +187,9 @@ void Runner::start() {
   }
 }
 
-void Runner::send(const Request& request, int descriptor) {
-  msghdr message{};
-  iovec part{const_cast<Request*>(&request), sizeof request};
-  message.msg_iov = &part;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  if (descriptor >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &descriptor, sizeof descriptor);
-  }
+void Runner::send(const Request& request) {
   for (;;) {
-    const ssize_t sent = ::sendmsg(fd_, &message, MSG_NOSIGNAL);
+    const ssize_t sent = ::send(fd_, &request, sizeof request, MSG_NOSIGNAL);
     if (sent == static_cast<ssize_t>(sizeof request)) return;
     if (sent < 0 && errno == EINTR) continue;
     fail("hung up");
@@ -197,6 +198,14 @@ void Runner::send(const Request& request, int descriptor) {
 
 // One datagram of exactly a Reply, with our magic and the request's sequence number, in time.
 bool Runner::receive(Reply& reply, int timeout_ms) {
+  // Spin first: a call's reply usually comes within microseconds of its work, and a sleeping
+  // judge would add its wake-up (and that wake-up's jitter) to every sample. Then sleep.
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSpinMs);
+  for (;;) {
+    const ssize_t got = ::recv(fd_, &reply, sizeof reply, MSG_TRUNC | MSG_DONTWAIT);
+    if (got >= 0 || (errno != EAGAIN && errno != EINTR)) return accept(reply, got);
+    if (std::chrono::steady_clock::now() >= spin_until) break;
+  }
   pollfd ready{fd_, POLLIN, 0};
   for (;;) {
     const int polled = ::poll(&ready, 1, timeout_ms);
@@ -204,8 +213,11 @@ bool Runner::receive(Reply& reply, int timeout_ms) {
     if (polled == 0) fail("did not answer within " + std::to_string(timeout_ms / 1000) + " s (a hang?)");
     break;
   }
-  const ssize_t got = ::recv(fd_, &reply, sizeof reply, MSG_TRUNC);
-  if (got == 0) return false;
+  return accept(reply, ::recv(fd_, &reply, sizeof reply, MSG_TRUNC));
+}
+
+bool Runner::accept(const Reply& reply, ssize_t got) {
+  if (got <= 0) return false;
   if (got != static_cast<ssize_t>(sizeof reply) || reply.magic != kReplyMagic) {
     fail("sent a malformed reply (the runner protocol was broken)");
   }
@@ -213,6 +225,7 @@ bool Runner::receive(Reply& reply, int timeout_ms) {
 }
 
 Reply Runner::transact(Request& request, int timeout_ms) {
+  await_ready();
   request.sequence = ++sequence_;
   send(request);
   Reply reply;
@@ -227,8 +240,9 @@ void Runner::share_segment(const SharedSegment& segment) {
   request.kind = MessageKind::map_host_segment;
   request.segment = segment.id;
   request.segment_bytes = segment.bytes;
+  request.arguments[0].value = static_cast<std::uint64_t>(segment.shm_id);
   request.sequence = ++sequence_;
-  send(request, segment.fd);
+  send(request);
   Reply reply;
   if (!receive(reply, kCallTimeoutMs)) fail("hung up while mapping host memory");
   if (reply.sequence != request.sequence) fail("answered a request that was not asked (the runner protocol was broken)");
@@ -244,8 +258,10 @@ JudgeState& judge() {
 }
 
 Runner& JudgeState::runner(Side side) {
-  Runner& chosen = side == Side::student ? student : reference;
-  chosen.start();
+  // Each runner initialises CUDA (a few hundred milliseconds): all three at once, on first use.
+  for (Runner* each : {&student, &reference, &checker}) each->spawn();
+  Runner& chosen = side == Side::student ? student : checking ? checker : reference;
+  chosen.await_ready();
   return chosen;
 }
 
@@ -268,6 +284,7 @@ void register_judge(const char* lab_id) {
   state.lab_id = lab_id;
   state.student.configure(Side::student, directory + "lab_" + lab_id + "_student_runner");
   state.reference.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
+  state.checker.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
 }
 
 void set_confine_runners() noexcept { confine_requested = true; }
@@ -356,6 +373,17 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
   if (!judge_mode()) throw std::logic_error("runner protocol: not a judge process");
   Runner& runner = state.runner(side);
   for (const SharedSegment& segment : call.segments) runner.share_segment(segment);
+  // A reference call that writes no memory of ours can only set the runner's own state (a
+  // filter in __constant__ memory): the checker gets it too, so it computes what the reference
+  // would (both run the same solution).
+  if (side == Side::reference && !state.checking && call.outputs.empty()) {
+    Runner& checker = state.checker;
+    checker.start();
+    for (const SharedSegment& segment : call.segments) checker.share_segment(segment);
+    Request copy = call.request;
+    const Reply mirrored = checker.transact(copy, kCallTimeoutMs);
+    if (mirrored.status != ReplyStatus::ok) checker.fail("failed a call the reference runner was given");
+  }
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
@@ -373,6 +401,9 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 
 }  // namespace detail
 
+CheckingScope::CheckingScope() noexcept : was_checking_(judge().checking) { judge().checking = true; }
+CheckingScope::~CheckingScope() { judge().checking = was_checking_; }
+
 double ping_reference_ms(cudaStream_t stream) {
   timing::EventTimer timer;
   Request request;
@@ -380,8 +411,9 @@ double ping_reference_ms(cudaStream_t stream) {
   std::snprintf(request.function, sizeof request.function, "%s", "ping");
   timer.start(stream);
   CUDALABS_CHECK(cudaDeviceSynchronize());
-  const Reply reply = judge().runner(Side::reference).transact(request, kCallTimeoutMs);
-  if (reply.status != ReplyStatus::ok) judge().reference.fail("could not answer a ping");
+  Runner& runner = judge().runner(Side::reference);
+  const Reply reply = runner.transact(request, kCallTimeoutMs);
+  if (reply.status != ReplyStatus::ok) runner.fail("could not answer a ping");
   timer.stop(stream);
   return timer.elapsed_ms();
 }
@@ -389,7 +421,7 @@ double ping_reference_ms(cudaStream_t stream) {
 void end_of_test() noexcept {
   JudgeState& state = judge();
   state.last_student_outputs.clear();
-  for (Runner* runner : {&state.student, &state.reference}) {
+  for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;
     try {
       Request request;

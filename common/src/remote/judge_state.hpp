@@ -33,7 +33,9 @@ class Runner {
     executable_ = std::move(executable);
   }
   bool running() const { return pid_ > 0; }
-  void start();
+  void start();  // spawn, then wait until it is ready
+  void spawn();  // start the process; its "ready" is read by the first transact or await_ready
+  void await_ready();
   void stop() noexcept;
   Reply transact(Request& request, int timeout_ms);
   void share_segment(const SharedSegment& segment);
@@ -41,14 +43,16 @@ class Runner {
   [[noreturn]] void fail(const std::string& what);
 
  private:
-  void send(const Request& request, int descriptor = -1);
+  void send(const Request& request);
   bool receive(Reply& reply, int timeout_ms);
+  bool accept(const Reply& reply, ssize_t got);
   std::string end_of(const std::string& what) noexcept;
 
   Side side_ = Side::student;
   std::string executable_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  bool awaiting_ready_ = false;
   std::uint64_t sequence_ = 0;
   std::set<std::uint32_t> segments_sent_;
 };
@@ -57,6 +61,8 @@ struct JudgeState {
   const char* lab_id = nullptr;
   Runner student;
   Runner reference;
+  Runner checker;         // Side::reference inside a CheckingScope
+  bool checking = false;
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
   std::vector<WritableRange> last_student_outputs;
   std::uint64_t calls = 0;

@@ -62,7 +62,21 @@ std::uint64_t calls_made() noexcept;
 // call (CUDA events on `stream` around it); the timing engine subtracts its median from both sides.
 double ping_reference_ms(cudaStream_t stream);
 
-// End of a test: both runners close the buffers and segments they opened; a student runner
+// While one lives, Side::reference calls go to a third runner (the checker, the same program as
+// the reference's): the timing engine computes the expected outputs there, so each timed runner
+// runs only its own samples and both come to every sample from the same state.
+class CheckingScope {
+ public:
+  CheckingScope() noexcept;
+  ~CheckingScope();
+  CheckingScope(const CheckingScope&) = delete;
+  CheckingScope& operator=(const CheckingScope&) = delete;
+
+ private:
+  bool was_checking_;
+};
+
+// End of a test: the runners close the buffers and segments they opened; a student runner
 // whose context is broken is replaced before the next call.
 void end_of_test() noexcept;
 

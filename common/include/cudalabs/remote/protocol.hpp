@@ -4,8 +4,8 @@
 //
 // One request, one reply, over a SOCK_SEQPACKET socket pair: each message is one datagram of
 // exactly sizeof(Request) or sizeof(Reply) bytes. Device buffers travel as CUDA IPC handles of
-// their allocation plus an offset; pinned host buffers as a shared-memory segment (its file
-// descriptor sent once, with map_host_segment) plus an offset. The judge believes nothing a reply
+// their allocation plus an offset; pinned host buffers as a System V shared-memory segment (its
+// id sent once, with map_host_segment) plus an offset. The judge believes nothing a reply
 // says but the function's return value, which is the implementation's own business.
 #include <cstdint>
 
@@ -24,7 +24,7 @@ inline constexpr int kRunnerStreams = 32;
 enum class MessageKind : std::uint32_t {
   call = 1,              // run `function` with `arguments`, wait for all its work, reply its result
   forget = 2,            // close every buffer and segment opened so far (end of a test); reply health
-  map_host_segment = 3,  // the datagram carries a memfd (SCM_RIGHTS): map and register it as `segment`
+  map_host_segment = 3,  // attach System V segment arguments[0].value, register it as `segment`
   ping = 4,              // reply at once after waiting for the device: the round trip with no work
 };
 

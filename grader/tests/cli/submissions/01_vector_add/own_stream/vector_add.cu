@@ -1,9 +1,10 @@
 // Adversarial (work must not escape the measurement): correct but slow (a grid of 32 blocks
 // keeps too few loads in flight), launched on a non-blocking stream of its own instead of the
 // one it is given, so the call returns and the given stream is empty: the timer once saw nothing
-// to wait for and scored it 100. The device-idle check after every timed call now finds the work
-// still running and fails the case ("work was still running on the GPU after the stream you were
-// given finished"). The correctness tests wait for the whole device and pass. Fair grade: 80.
+// to wait for and scored it 100. In process, the device-idle check after every timed call finds
+// the work still running and fails the case; in a grade, the runner waits for its whole context
+// before it answers, so the judge times all the work, and the case fails on speed. The
+// correctness tests wait for the whole device and pass. Fair grade: 80.
 #include "vector_add.cuh"
 
 namespace student {

@@ -2,7 +2,8 @@
 // of the elements is done on the given stream, the rest by a slow kernel on a second,
 // non-blocking stream; a host function queued on the given stream after the first part makes the
 // given stream look busy, and completes long before the second part ends. The device-idle check
-// after every timed call finds the second stream's work still running. Fair grade: 80 (correct;
+// after every timed call finds the second stream's work still running (in a grade the runner waits for
+// its whole context before answering, so the judge times all the work). Fair grade: 80 (correct;
 // no timed points).
 #include "vector_add.cuh"
 

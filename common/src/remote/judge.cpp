@@ -3,6 +3,7 @@
 #include "cudalabs/remote/judge.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -175,6 +176,24 @@ void Runner::spawn() {
   pid_ = pid;
   fd_ = pair[0];
   awaiting_ready_ = true;
+  apply_pin();
+}
+
+void Runner::pin_to(int cpu) {
+  cpu_ = cpu;
+  apply_pin();
+}
+
+void Runner::apply_pin() {
+  if (pid_ <= 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (cpu_ >= 0) {
+    CPU_SET(cpu_, &set);
+  } else if (::sched_getaffinity(0, sizeof set, &set) != 0) {
+    return;
+  }
+  static_cast<void>(::sched_setaffinity(pid_, sizeof set, &set));
 }
 
 void Runner::await_ready() {
@@ -269,6 +288,8 @@ bool judge_mode() noexcept { return judge().lab_id != nullptr; }
 
 std::uint64_t calls_made() noexcept { return judge().calls; }
 
+bool last_student_call_returned_while_busy() { return judge().last_student_returned_while_busy; }
+
 const std::vector<WritableRange>& last_student_outputs() { return judge().last_student_outputs; }
 
 namespace detail {
@@ -285,6 +306,7 @@ void register_judge(const char* lab_id) {
   state.student.configure(Side::student, directory + "lab_" + lab_id + "_student_runner");
   state.reference.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
   state.checker.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
+
 }
 
 void set_confine_runners() noexcept { confine_requested = true; }
@@ -387,7 +409,10 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
-      if (side == Side::student) state.last_student_outputs = std::move(call.outputs);
+      if (side == Side::student) {
+        state.last_student_outputs = std::move(call.outputs);
+        state.last_student_returned_while_busy = (reply.flags & kReturnedWhileBusy) != 0;
+      }
       return reply.value;
     case ReplyStatus::device_failure:
       runner.fail("failed on the GPU during " + std::string(call.request.function) + ": " +
@@ -400,6 +425,35 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 }
 
 }  // namespace detail
+
+// The clock brackets each call's host path (request, launch, reply): while timed cases run (alone
+// on the GPU), the judge and the two timed runners each get a core of their own, every other one
+// of the allowed (so not two hardware threads of one core where siblings are numbered next to
+// each other), when there are enough; otherwise where a runner lands tilts the ratio one way or
+// the other (seen on the H100 machine: the same solution at 1.00-1.07 of itself from run to run).
+TimingPin::TimingPin() {
+  JudgeState& state = judge();
+  if (!judge_mode() || ::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0 || CPU_COUNT(&saved_) < 8) return;
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &saved_)) cpus.push_back(cpu);
+  }
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  CPU_SET(cpus[0], &mine);
+  if (::sched_setaffinity(0, sizeof mine, &mine) != 0) return;
+  state.student.pin_to(cpus[2]);
+  state.reference.pin_to(cpus[4]);
+  state.checker.pin_to(cpus[6]);
+  pinned_ = true;
+}
+
+TimingPin::~TimingPin() {
+  if (!pinned_) return;
+  static_cast<void>(::sched_setaffinity(0, sizeof saved_, &saved_));
+  JudgeState& state = judge();
+  for (Runner* runner : {&state.student, &state.reference, &state.checker}) runner->pin_to(-1);
+}
 
 CheckingScope::CheckingScope() noexcept : was_checking_(judge().checking) { judge().checking = true; }
 CheckingScope::~CheckingScope() { judge().checking = was_checking_; }

@@ -32,6 +32,7 @@ class Runner {
     side_ = side;
     executable_ = std::move(executable);
   }
+  void pin_to(int cpu);  // -1: wherever the judge may run
   bool running() const { return pid_ > 0; }
   void start();  // spawn, then wait until it is ready
   void spawn();  // start the process; its "ready" is read by the first transact or await_ready
@@ -47,12 +48,14 @@ class Runner {
   bool receive(Reply& reply, int timeout_ms);
   bool accept(const Reply& reply, ssize_t got);
   std::string end_of(const std::string& what) noexcept;
+  void apply_pin();
 
   Side side_ = Side::student;
   std::string executable_;
   pid_t pid_ = -1;
   int fd_ = -1;
   bool awaiting_ready_ = false;
+  int cpu_ = -1;  // the core it runs on, or -1 for the scheduler's choice
   std::uint64_t sequence_ = 0;
   std::set<std::uint32_t> segments_sent_;
 };
@@ -66,6 +69,7 @@ struct JudgeState {
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
   std::vector<WritableRange> last_student_outputs;
   std::uint64_t calls = 0;
+  bool last_student_returned_while_busy = false;
   Runner& runner(Side side);
 };
 

@@ -64,6 +64,13 @@ class Memory final : public RunnerMemory {
   }
 
   cudaStream_t stream() override { return stream_; }
+
+  // Whether work is still queued or running on any stream a call was given.
+  bool busy() const {
+    bool any = cudaStreamQuery(stream_) == cudaErrorNotReady;
+    for (cudaStream_t s : streams_) any = any || cudaStreamQuery(s) == cudaErrorNotReady;
+    return any;
+  }
   const cudaStream_t* streams() override { return streams_; }
 
   void map_segment(std::uint32_t id, std::size_t bytes, int shm_id) {
@@ -98,8 +105,10 @@ class Memory final : public RunnerMemory {
   std::map<std::uint32_t, Segment> segments_;
 };
 
-void reply(const Request* request, ReplyStatus status, std::uint64_t value = 0, const std::string& message = "") {
+void reply(const Request* request, ReplyStatus status, std::uint64_t value = 0, const std::string& message = "",
+           std::uint32_t flags = 0) {
   Reply out;
+  out.flags = flags;
   out.status = status;
   out.sequence = request ? request->sequence : 0;
   out.value = value;
@@ -173,12 +182,13 @@ int main(int argc, char** argv) {
             break;
           }
           const std::uint64_t value = invoke(request, *memory);
+          const std::uint32_t flags = memory->busy() ? kReturnedWhileBusy : 0;
           const std::string failed = wait_for_device();
           if (!failed.empty()) {
             reply(&request, ReplyStatus::device_failure, value, failed);
             break;
           }
-          reply(&request, ReplyStatus::ok, value);
+          reply(&request, ReplyStatus::ok, value, "", flags);
           break;
         }
         case MessageKind::forget: {

@@ -299,6 +299,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
   }
   const Clock::time_point started = Clock::now();
+  const remote::TimingPin pinned;  // in a judge: the judge and its runners on cores of their own
   Sampler sampler(work.prepare, stream, work.side_streams);
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));

@@ -15,6 +15,8 @@
 // sends the request and blocks until the reply. A runner that dies, hangs up, breaks the
 // protocol or reports a device fault is killed; the call throws RunnerFailure with what happened
 // (the test fails with it), and the next call starts a fresh runner.
+#include <sched.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -58,6 +60,12 @@ const std::vector<WritableRange>& last_student_outputs();
 // round trip subtracted; trusted work launched in the judge, such as a pipeline's copy stage, not).
 std::uint64_t calls_made() noexcept;
 
+// Whether the last student call's work was still running on its runner's streams when the
+// function returned (lab 09's API must return without waiting). The one thing a runner reports
+// that the judge takes on its word: a runner taken over by the submission could claim it, and
+// gain only the points of the tests that ask (the outputs are still checked).
+bool last_student_call_returned_while_busy();
+
 // Round trip of a call that launches an empty kernel, to the reference runner, timed like a timed
 // call (CUDA events on `stream` around it); the timing engine subtracts its median from both sides.
 double ping_reference_ms(cudaStream_t stream);
@@ -74,6 +82,20 @@ class CheckingScope {
 
  private:
   bool was_checking_;
+};
+
+// While one lives (the timing engine's measurements), the judge and its timed runners run on
+// cores of their own: where each lands would otherwise tilt the ratio (see judge.cpp).
+class TimingPin {
+ public:
+  TimingPin();
+  ~TimingPin();
+  TimingPin(const TimingPin&) = delete;
+  TimingPin& operator=(const TimingPin&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool pinned_ = false;
 };
 
 // End of a test: the runners close the buffers and segments they opened; a student runner
@@ -105,8 +127,11 @@ void add_argument(CallBuilder& call, T value) {
     static_cast<void>(value);
     add_stream(call);
   } else if constexpr (std::is_same_v<T, const cudaStream_t*> || std::is_same_v<T, cudaStream_t*>) {
-    static_cast<void>(value);
-    add_stream_array(call);
+    if (value == nullptr) {
+      add_pointer(call, nullptr, false);  // an invalid argument the implementation must refuse
+    } else {
+      add_stream_array(call);
+    }
   } else if constexpr (std::is_pointer_v<T>) {
     add_pointer(call, value, !std::is_const_v<std::remove_pointer_t<T>>);
   } else {

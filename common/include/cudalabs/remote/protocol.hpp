@@ -66,11 +66,15 @@ enum class ReplyStatus : std::uint32_t {
   ready = 5,             // the first message: confined, CUDA initialised
 };
 
+// Reply::flags
+inline constexpr std::uint32_t kReturnedWhileBusy = 1;  // the call's work still ran when it returned
+
 struct Reply {
   std::uint32_t magic = kReplyMagic;
   ReplyStatus status = ReplyStatus::ok;
   std::uint64_t sequence = 0;
   std::uint64_t value = 0;
+  std::uint32_t flags = 0;
   char message[kMaxReplyMessage] = {};
 };
 

@@ -46,6 +46,7 @@ T decode(const Argument& argument, RunnerMemory& memory) {
     if (argument.kind != ArgumentKind::stream) throw std::invalid_argument("expected a stream");
     return memory.stream();
   } else if constexpr (std::is_same_v<T, const cudaStream_t*> || std::is_same_v<T, cudaStream_t*>) {
+    if (argument.kind == ArgumentKind::null) return nullptr;
     if (argument.kind != ArgumentKind::stream_array) throw std::invalid_argument("expected an array of streams");
     return const_cast<T>(memory.streams());
   } else if constexpr (std::is_pointer_v<T>) {

@@ -323,7 +323,9 @@ std::uint64_t device_checksum(const void* data, std::size_t bytes) {
   const ChecksumKey& key = checksum_key();
   if (bytes == 0) return element::mix(key.k1);
   if (data == nullptr) throw std::invalid_argument("device_checksum: null data for " + std::to_string(bytes) + " bytes");
-  DeviceBuffer<u64> sum(1);
+  // One slot kept for the thread's life: no allocation (and no cudaFree, whose unmapping would
+  // also cost the next context to run on the GPU its address translations) per checksum.
+  static thread_local DeviceBuffer<u64> sum(1);
   sum.fill_bytes(0);
   const std::size_t words = (bytes + 7) / 8;
   checksum_words<<<blocks_for(words), kThreads>>>(static_cast<const unsigned char*>(data), bytes, key, sum.data());

@@ -290,7 +290,7 @@ std::uint64_t calls_made() noexcept { return judge().calls; }
 
 bool last_student_call_returned_while_busy() { return judge().last_student_returned_while_busy; }
 
-const std::vector<WritableRange>& last_student_outputs() { return judge().last_student_outputs; }
+const std::vector<WritableRange>& last_call_outputs() { return judge().last_call_outputs; }
 
 namespace detail {
 
@@ -409,10 +409,8 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
-      if (side == Side::student) {
-        state.last_student_outputs = std::move(call.outputs);
-        state.last_student_returned_while_busy = (reply.flags & kReturnedWhileBusy) != 0;
-      }
+      state.last_call_outputs = std::move(call.outputs);
+      if (side == Side::student) state.last_student_returned_while_busy = (reply.flags & kReturnedWhileBusy) != 0;
       return reply.value;
     case ReplyStatus::device_failure:
       runner.fail("failed on the GPU during " + std::string(call.request.function) + ": " +
@@ -474,7 +472,7 @@ double ping_reference_ms(cudaStream_t stream) {
 
 void end_of_test() noexcept {
   JudgeState& state = judge();
-  state.last_student_outputs.clear();
+  state.last_call_outputs.clear();
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;
     try {

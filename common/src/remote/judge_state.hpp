@@ -67,7 +67,7 @@ struct JudgeState {
   Runner checker;         // Side::reference inside a CheckingScope
   bool checking = false;
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
-  std::vector<WritableRange> last_student_outputs;
+  std::vector<WritableRange> last_call_outputs;
   std::uint64_t calls = 0;
   bool last_student_returned_while_busy = false;
   Runner& runner(Side side);

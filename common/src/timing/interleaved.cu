@@ -62,13 +62,13 @@ double idle_probe_ms(cudaStream_t stream) {
   return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
 }
 
-// The writable memory of the last student call (cudalabs/remote/judge.hpp), checksummed right
+// The writable memory of the last call (cudalabs/remote/judge.hpp), checksummed right
 // behind the stop event and again once the device is idle: a runner that said it was done while
 // its work still wrote the outputs is caught by the difference.
 class OutputSeal {
  public:
   void take(cudaStream_t stream) {
-    ranges_ = remote::last_student_outputs();
+    ranges_ = remote::last_call_outputs();
     if (slots_.size() < 2 * ranges_.size()) slots_ = DeviceBuffer<std::uint64_t>(2 * ranges_.size());
     for (std::size_t i = 0; i < ranges_.size(); ++i) queue(i, slots_.data() + i, stream);
   }
@@ -129,7 +129,7 @@ class Sampler {
   double overhead_ms() const { return overhead_ms_; }
 
   // `before_launch` runs after prepare, outside the timed region (the input seals). With `seal`,
-  // the call's writable memory is checksummed right behind the stop event (a judge's student side).
+  // the call's writable memory is checksummed right behind the stop event (in a judge).
   // In a judge, `busy_before` gets the idle probe taken just before the start event.
   double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
                    OutputSeal* seal = nullptr, double* busy_before = nullptr) {
@@ -246,12 +246,16 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
   return ms;
 }
 
-// The reference's side of a round; in a judge, the idle check before it charges the student
-// (only the student's runner can have left work running).
-double solution_sample(Sampler& sampler, const Workload& work, std::uint64_t seed, PairedResult& result) {
+// The reference's side of a round. It gets the same work before and after its call as the
+// student's (seals, checksums): each sample comes to the GPU from the same state, whatever that
+// work leaves behind (clocks, caches, address translations). In a judge, the idle check before
+// it charges the student (only the student's runner can have left work running).
+double solution_sample(Sampler& sampler, const Workload& work, std::uint64_t seed, cudaStream_t stream,
+                       OutputSeal& output_seal, PairedResult& result) {
   double busy_before = 0;
-  const double ms = sampler.sample_ms(work.solution, seed, {}, nullptr, &busy_before);
+  const double ms = sampler.sample_ms(work.solution, seed, [&] { seal(work, stream); }, &output_seal, &busy_before);
   charge_busy_device(busy_before, "while the reference was about to run", result);
+  static_cast<void>(output_seal.check(stream));
   return ms;
 }
 
@@ -327,9 +331,9 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (round % 2 == 0) {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
       if (!result.integrity_failure.empty()) break;
-      solution_ms = solution_sample(sampler, work, seed, result);
+      solution_ms = solution_sample(sampler, work, seed, stream, output_seal, result);
     } else {
-      solution_ms = solution_sample(sampler, work, seed, result);
+      solution_ms = solution_sample(sampler, work, seed, stream, output_seal, result);
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
     }
     if (result.integrity_failure.empty()) judge_busy_device(round + 1, false, result);

@@ -53,8 +53,8 @@ struct WritableRange {
   bool host = false;
 };
 
-// The writable ranges of the last call to Side::student (empty before the first, and in process).
-const std::vector<WritableRange>& last_student_outputs();
+// The writable ranges of the last call, to either side (empty before the first, and in process).
+const std::vector<WritableRange>& last_call_outputs();
 
 // How many calls this process has sent to runners (a sample made through a runner has its
 // round trip subtracted; trusted work launched in the judge, such as a pipeline's copy stage, not).

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -12,6 +13,8 @@
 #include <cuda_runtime.h>
 
 #include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/remote/judge.hpp"
 
 namespace cudalabs {
 namespace {
@@ -82,4 +85,13 @@ bool find_shared_segment(const void* pointer, SharedSegment* segment) {
   return true;
 }
 
+namespace detail {
+
+std::size_t allocation_bytes(std::size_t bytes) {
+  constexpr std::size_t kBlock = std::size_t{2} << 20;
+  if (!remote::judge_mode() || bytes > std::numeric_limits<std::size_t>::max() - kBlock) return bytes;
+  return (bytes + kBlock - 1) / kBlock * kBlock;
+}
+
+}  // namespace detail
 }  // namespace cudalabs

@@ -17,6 +17,11 @@ std::vector<Protection> test_process_protections() {
     return "needs Landlock ABI " + std::to_string(needed) + ", this kernel has " + std::to_string(abi);
   };
   return {
+      {"verdict out of student code's reach: the hidden suite, reference, expected outputs, clock and result "
+       "channel live in a judge process that never maps student code; each call runs in a confined runner",
+       "judge/runner split (CUDA IPC)", true, ""},
+      {"every timed call checked (inputs sealed, outputs compared), the same work before each",
+       "timing engine", true, ""},
       {"no new processes or programs (fork, exec, clone)", "seccomp filter", seccomp, seccomp ? "" : no_seccomp},
       {"no access to other processes (ptrace, process_vm_readv/writev, pidfd_getfd)", "seccomp filter", seccomp,
        seccomp ? "" : no_seccomp},

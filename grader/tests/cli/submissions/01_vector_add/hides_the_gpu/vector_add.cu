@@ -1,9 +1,10 @@
-// Adversarial: correct kernels, but a static constructor (which runs before the test program's
-// main, so before CUDA starts) empties CUDA_VISIBLE_DEVICES: the test program then finds no
-// device and every test skips itself, which would turn the grade into "no CUDA device, not a
-// grade" (and a batch would try again forever). Expected on a GPU: graded (exit code 0),
-// score 0 / 100, every test failed with the reason, a note for the instructor. Without a GPU:
-// exit 5, not a grade (there really is none), nothing charged.
+// Adversarial: correct kernels, but a static constructor (which runs before the process's main,
+// so before CUDA starts) empties CUDA_VISIBLE_DEVICES. In a test program that loaded this code,
+// it found no device and every test skipped itself, which would have turned the grade into "no
+// CUDA device, not a grade". In a grade it hides the GPU only from its own runner, which cannot
+// start: every test fails saying so ("your code (in its runner process) could not start:
+// initialising CUDA: cudaErrorNoDevice"); the judge sees the GPU. Expected on a GPU: graded (exit
+// code 0), score 0 / 100. Without a GPU: exit 5, not a grade (there really is none).
 #include <cstdlib>
 
 #include "vector_add.cuh"

@@ -43,10 +43,13 @@ inline void require_same_size(std::size_t buffer, std::size_t host, const char* 
   }
 }
 
-// In a grade's judge, whole blocks of 2 MiB: CUDA IPC shares device memory by the driver's block,
-// so two small allocations in one block would have one handle, which a runner can open only once
-// (cudaErrorAlreadyMapped, seen on the H100 machine). Elsewhere, exactly what was asked for, so
-// compute-sanitizer still sees a write one past the end.
+// In a grade's judge, whole blocks of 2 MiB. cudaMalloc may sub-allocate small allocations from
+// one block, and CUDA IPC shares the whole block (CUDA C++ Programming Guide, "Interprocess
+// Communication": share only 2 MiB-aligned sizes): two buffers in one block have one handle,
+// which a runner can open only once (cudaErrorAlreadyMapped, seen on the H100 machine), and a
+// buffer given to the student's runner would expose the judge's other buffers in its block (an
+// expected output). Elsewhere, exactly what was asked for, so compute-sanitizer still sees a
+// write one past the end.
 std::size_t allocation_bytes(std::size_t bytes);
 
 // Until what the legacy default stream holds (this buffer's copy or fill) has finished.

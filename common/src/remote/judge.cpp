@@ -38,8 +38,11 @@ namespace {
 // (the YAML's test_timeout_seconds) normally ends a hang first; this bounds a judge run by hand.
 constexpr int kCallTimeoutMs = 300'000;
 constexpr int kStartTimeoutMs = 120'000;
-// How long a judge waiting for a reply, and a runner waiting for a request, poll before sleeping.
+// How long a judge waiting for a reply polls before sleeping, and how long it asks a runner to
+// poll for the next request while calls are timed (TimingPin) and otherwise.
 constexpr int kSpinMs = 50;
+constexpr std::uint32_t kRunnerSpinTimedMs = 50;
+constexpr std::uint32_t kRunnerSpinMs = 1;
 
 bool confine_requested = false;
 
@@ -246,6 +249,7 @@ bool Runner::accept(const Reply& reply, ssize_t got) {
 Reply Runner::transact(Request& request, int timeout_ms) {
   await_ready();
   request.sequence = ++sequence_;
+  request.spin_ms = judge().timing ? kRunnerSpinTimedMs : kRunnerSpinMs;
   send(request);
   Reply reply;
   if (!receive(reply, timeout_ms)) fail("hung up during " + printable(request.function, sizeof request.function));
@@ -431,7 +435,10 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 // the other (seen on the H100 machine: the same solution at 1.00-1.07 of itself from run to run).
 TimingPin::TimingPin() {
   JudgeState& state = judge();
-  if (!judge_mode() || ::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0 || CPU_COUNT(&saved_) < 8) return;
+  if (!judge_mode()) return;
+  state.timing = true;
+  active_ = true;
+  if (::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0 || CPU_COUNT(&saved_) < 8) return;
   std::vector<int> cpus;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (CPU_ISSET(cpu, &saved_)) cpus.push_back(cpu);
@@ -447,6 +454,7 @@ TimingPin::TimingPin() {
 }
 
 TimingPin::~TimingPin() {
+  if (active_) judge().timing = false;
   if (!pinned_) return;
   static_cast<void>(::sched_setaffinity(0, sizeof saved_, &saved_));
   JudgeState& state = judge();

@@ -66,6 +66,7 @@ struct JudgeState {
   Runner reference;
   Runner checker;         // Side::reference inside a CheckingScope
   bool checking = false;
+  bool timing = false;    // a TimingPin lives: runners poll longer between requests
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
   std::vector<WritableRange> last_call_outputs;
   std::uint64_t calls = 0;

@@ -133,9 +133,10 @@ Invoke find(const char* name) {
 }
 
 // One request; false when the judge hung up. A malformed one ends the runner.
-// Spins a while before sleeping, so the next call of a test starts without a wake-up's delay.
-bool receive(Request& request) {
-  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+// Spins as long as the previous request asked before sleeping, so a timed call starts without a
+// wake-up's delay.
+bool receive(Request& request, std::uint32_t spin_ms) {
+  const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(spin_ms);
   ssize_t got = -1;
   while (std::chrono::steady_clock::now() < spin_until) {
     got = ::recv(kSocket, &request, sizeof request, MSG_TRUNC | MSG_DONTWAIT);
@@ -172,7 +173,9 @@ int main(int argc, char** argv) {
   }
   reply(nullptr, ReplyStatus::ready);
   Request request;
-  while (receive(request)) {
+  std::uint32_t spin_ms = 0;
+  while (receive(request, spin_ms)) {
+    spin_ms = request.spin_ms < 1000 ? request.spin_ms : 1000;
     try {
       switch (request.kind) {
         case MessageKind::call: {

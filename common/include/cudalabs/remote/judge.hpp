@@ -85,7 +85,8 @@ class CheckingScope {
 };
 
 // While one lives (the timing engine's measurements), the judge and its timed runners run on
-// cores of their own: where each lands would otherwise tilt the ratio (see judge.cpp).
+// cores of their own (where each lands would otherwise tilt the ratio, see judge.cpp), and the
+// runners poll for the next request rather than sleep between calls.
 class TimingPin {
  public:
   TimingPin();
@@ -95,6 +96,7 @@ class TimingPin {
 
  private:
   cpu_set_t saved_{};
+  bool active_ = false;
   bool pinned_ = false;
 };
 

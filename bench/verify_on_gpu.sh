@@ -2,7 +2,9 @@
 # On the GPU machine: build (one architecture, all cores), then the GPU checks named on the command
 # line, each step's log under gpu-logs/ (packed into $OUT/logs.tgz when $OUT is set). Steps: common (GPU tests of common/), grades (each
 # lab's solution graded one at a time, its grading time against bench/grade_time_bounds.py's bounds, and all back to back), cli (every-lab, fixtures, adversarial),
-# ctest (the whole suite with -j4), bench (each lab's benchmark).
+# ctest (the whole suite with -j4), bench (each lab's benchmark), noise (lab 01's solution graded
+# NOISE_GRADES times, default 10: the spread of each timed case's ratio to the reference, which
+# must stay within +-1%).
 #
 #   bench/verify_on_gpu.sh [--arch 90] step...
 set -uo pipefail
@@ -48,6 +50,23 @@ for step in "$@"; do
     ctest)
       ctest --test-dir "$build" -j4 --output-on-failure >"$out/ctest.log" 2>&1 || status=1
       grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$out/ctest.log" | head -40 ;;
+    noise)
+      for i in $(seq "${NOISE_GRADES:-10}"); do
+        "$build/labgrade" grade 01_vector_add --submission "$root/solutions/01_vector_add" --json "$out/noise_$i.json" \
+          >"$out/noise_$i.txt" 2>&1 || status=1
+      done
+      python3 - "$out"/noise_*.json <<'PY'
+import json, sys
+ratios = {}
+for path in sys.argv[1:]:
+    for test in json.load(open(path))["tests"]:
+        figure = (test.get("performance") or {}).get("ratio", {}).get("median")
+        if figure: ratios.setdefault(test["name"], []).append(figure)
+for name, values in sorted(ratios.items()):
+    print(f"{name}: {len(values)} grades, ratio {min(values):.3f}-{max(values):.3f}, "
+          f"spread {100 * (max(values) - min(values)) / 2:.1f}%")
+PY
+      ;;
     bench)
       for lab in "${labs[@]}"; do
         [ -x "$build/bench/bench_$lab" ] || continue

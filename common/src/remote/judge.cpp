@@ -488,6 +488,7 @@ void end_of_test() noexcept {
       request.kind = MessageKind::forget;
       std::snprintf(request.function, sizeof request.function, "%s", "forget");
       const Reply reply = runner->transact(request, kCallTimeoutMs);
+      runner->segments_forgotten();
       if (reply.status != ReplyStatus::ok) runner->stop();  // a broken context: start afresh
     } catch (...) {
       runner->stop();

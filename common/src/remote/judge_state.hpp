@@ -40,6 +40,8 @@ class Runner {
   void stop() noexcept;
   Reply transact(Request& request, int timeout_ms);
   void share_segment(const SharedSegment& segment);
+  // After a forget: the runner has detached every segment, so each is sent again when used.
+  void segments_forgotten() { segments_sent_.clear(); }
   // Kills the runner and throws RunnerFailure: "<side> (in its runner process) <what>: <how it ended>".
   [[noreturn]] void fail(const std::string& what);
 

@@ -34,6 +34,20 @@ if(NOT CUDALABS_STUDENT_COMMANDS_ONLY)
   endif()
 endif()
 
+# cpp-httplib is the HTTP of `labgrade serve` (with SQLite) and `labgrade submit --server`: without
+# it labgrade is built without them (they then say how to get it).
+include(CudalabsFindHttplib)
+set(CUDALABS_HTTP ${CUDALABS_HTTPLIB_FOUND})
+set(CUDALABS_SERVE OFF)
+if(CUDALABS_HTTP AND CUDALABS_BATCH)
+  set(CUDALABS_SERVE ON)
+endif()
+if(NOT CUDALABS_HTTP)
+  message(STATUS "cudalabs: cpp-httplib not found (Debian/Ubuntu: libcpp-httplib-dev; or upstream's single "
+                 "httplib.h, MIT, copied into .deps/cpp-httplib/include/): labgrade is built without `serve` and "
+                 "`submit --server`")
+endif()
+
 # yaml-cpp 0.7 (Debian 12) exports `yaml-cpp`; 0.8 (Ubuntu 24.04) exports `yaml-cpp::yaml-cpp`.
 add_library(cudalabs_yaml INTERFACE)
 if(TARGET yaml-cpp::yaml-cpp)

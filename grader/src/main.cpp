@@ -18,6 +18,11 @@
 #define CUDALABS_HAS_BATCH 1
 #include "batch/batch_command.hpp"
 #endif
+// serve and tokens need SQLite and cpp-httplib (CUDALABS_NO_SERVE without either).
+#if !defined(CUDALABS_STUDENT_COMMANDS_ONLY) && !defined(CUDALABS_NO_SERVE)
+#define CUDALABS_HAS_SERVE 1
+#include "serve/serve_command.hpp"
+#endif
 #include "cudalabs/course/diagnostics.hpp"
 #include "model/exit_codes.hpp"
 #include "report/report_formats.hpp"
@@ -122,6 +127,7 @@ std::string top_level_footer(const std::string& program) {
                          {"check 01_vector_add", "self-check the code in labs/01_vector_add/"},
                          {"grade 01_vector_add -s alice.zip --json alice.json", "grade one submission"},
                          {"batch 01_vector_add submissions/ --out grades/", "grade a class"},
+                         {"serve --data /srv/labgrade", "take submissions over HTTP"},
                          {"release --out ../cudalabs-student", "write the student release"}});
 #endif
   return fmt::format("{}\nEach command has its own --help: {} check --help\n\n{}", lines, program,
@@ -134,6 +140,7 @@ int main(int argc, char** argv) {
   const std::string program = labgrade::cli::program_name(argc > 0 ? argv[0] : nullptr);
   CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs", program};
   app.formatter(std::make_shared<labgrade::cli::HelpFormatter>());  // before the commands: they inherit it
+  app.failure_message(labgrade::cli::failure_message);  // "labgrade: " before CLI11's own messages too
   app.set_version_flag("--version", version_text, "Print the version and which protections this kernel enforces");
   app.require_subcommand(1);
   labgrade::CoursePaths paths{CUDALABS_SOURCE_DIR, CUDALABS_BINARY_DIR};
@@ -199,12 +206,38 @@ int main(int argc, char** argv) {
       app.add_subcommand("batch", "Grade a class (not in this build: SQLite3 was missing when it was configured)");
   batch_missing->allow_extras();
 #endif
+#ifdef CUDALABS_HAS_SERVE
+  labgrade::serve::ServeCommand serve_command;
+  labgrade::serve::add_serve_command(app, serve_command)
+      ->footer(command_footer(
+          program, examples(program, {{"serve --data /srv/labgrade", "serve on 127.0.0.1:8642 (TLS in front: README)"},
+                                      {"serve --data /srv/labgrade --rate 5 --rate-window 60",
+                                       "5 submissions an hour each"}})));
+  labgrade::serve::TokensCommand tokens_command;
+  labgrade::serve::add_tokens_command(app, tokens_command)
+      ->footer(command_footer(
+          program, examples(program, {{"tokens issue --data /srv/labgrade --roster roster.csv --out tokens.csv",
+                                       "a token for each student"},
+                                      {"tokens revoke --data /srv/labgrade alice", "alice's token stops working"},
+                                      {"tokens bridge --data /srv/labgrade --out bridge_token",
+                                       "the Gradescope bridge's token"}})));
+#else
+  auto* serve_missing = app.add_subcommand(
+      "serve", "Run the submission service (not in this build: SQLite3 or cpp-httplib was missing when it was configured)");
+  serve_missing->allow_extras();
+  auto* tokens_missing = app.add_subcommand("tokens", "Issue and revoke the service's tokens (not in this build)");
+  tokens_missing->allow_extras();
+#endif
 #endif
   labgrade::ReleaseCommands release_commands;
   labgrade::add_release_commands(app, release_commands);
   release_commands.submit->footer(command_footer(
       program, examples(program, {{"submit 01_vector_add", "pack labs/01_vector_add/'s student files"},
-                                  {"submit 01_vector_add --from ~/work -o mine.tar.gz", "from another folder"}})));
+                                  {"submit 01_vector_add --from ~/work -o mine.tar.gz", "from another folder"},
+                                  {"submit 01_vector_add --server https://gpu.example.edu --check",
+                                   "self-check on the course's GPU ($LABGRADE_TOKEN)"},
+                                  {"submit 01_vector_add --server https://gpu.example.edu",
+                                   "a graded run there"}})));
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
   release_commands.release->footer(command_footer(
       program, examples(program, {{"release --out ../cudalabs-student", "every lab"},
@@ -241,6 +274,17 @@ int main(int argc, char** argv) {
       std::cerr << "labgrade: batch is not in this build: CMake did not find SQLite3 when labgrade was configured.\n"
                    "Install it (Debian/Ubuntu: sudo apt-get install libsqlite3-dev), then configure and build again "
                    "(./cudalabs setup does both).\n";
+      return labgrade::kInternalExitCode;
+    }
+#endif
+#ifdef CUDALABS_HAS_SERVE
+    if (app.got_subcommand("serve")) return labgrade::serve::run_serve_command(paths, serve_command);
+    if (app.got_subcommand("tokens")) return labgrade::serve::run_tokens_command(tokens_command);
+#elif !defined(CUDALABS_STUDENT_COMMANDS_ONLY)
+    if (serve_missing->parsed() || tokens_missing->parsed()) {
+      std::cerr << "labgrade: serve and tokens are not in this build: CMake did not find SQLite3 and cpp-httplib when "
+                   "labgrade was configured.\nInstall them (Debian/Ubuntu: sudo apt-get install libsqlite3-dev "
+                   "libcpp-httplib-dev), then configure and build again.\n";
       return labgrade::kInternalExitCode;
     }
 #endif

@@ -35,7 +35,7 @@ rm -rf "$scratch/generated"
 release=$scratch/release
 
 step "what is kept back"
-for kept_back in solutions grader/suites grader/tests grader/src/batch cmake/CudalabsFindSQLite3.cmake bench tests \
+for kept_back in solutions grader/suites grader/tests grader/src/batch grader/src/serve cmake/CudalabsFindSQLite3.cmake bench tests \
     course/tests common/tests cudalabs; do
   [[ ! -e "$release/$kept_back" ]] || fail "the release holds $kept_back"
 done

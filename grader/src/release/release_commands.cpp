@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "release/next_steps.hpp"
+#include "model/exit_codes.hpp"
 #include "stage/staging.hpp"
 
 namespace labgrade {
@@ -12,7 +13,21 @@ namespace {
 
 constexpr int kRejectedExitCode = 4;  // as for a grade: a student file is missing, too large or not text
 
-int submit(const SubmitRequest& request, const CoursePaths& paths) {
+int submit(const SubmitRequest& request, const RemoteSubmitOptions& remote, const CoursePaths& paths) {
+  if (remote.server.empty() && (remote.check || remote.history || !remote.token_file.empty() || !remote.html.empty() ||
+                                !remote.json.empty() || !remote.gradescope.empty())) {
+    throw UsageError("--check, --history, --token-file, --html, --json and --gradescope go with --server URL");
+  }
+  if (!remote.server.empty()) {
+#ifdef CUDALABS_HAS_HTTP
+    return submit_to_server(paths, request, remote, std::cout, std::cerr);
+#else
+    std::cerr << "labgrade submit: --server is not in this build: CMake did not find cpp-httplib when labgrade was "
+                 "configured.\nInstall it (Debian/Ubuntu: sudo apt-get install libcpp-httplib-dev), then configure "
+                 "and build again.\n";
+    return kInternalExitCode;
+#endif
+  }
   try {
     const SubmissionArchive packed = pack_submission(paths, request);
     std::cout << fmt::format("{}\nsha256 {}\nholds: {}\n", packed.archive.string(), packed.sha256,
@@ -45,6 +60,33 @@ void add_release_commands(CLI::App& app, ReleaseCommands& commands) {
                               "Archive to write, ending in .tar.gz; never overwritten (default: "
                               "<lab>-submission-<UTC time>.tar.gz in this folder)")
       ->type_name("FILE");
+  RemoteSubmitOptions& remote = commands.remote;
+  commands.submit->add_option("--server", remote.server,
+                              "Upload to the course's submission service (labgrade serve) and wait for the report: "
+                              "a graded run, or with --check a self-check; the token comes from $LABGRADE_TOKEN or "
+                              "--token-file")
+      ->type_name("URL");
+  commands.submit->add_flag("--check", remote.check, "With --server: a self-check (public tests) rather than a graded run");
+  commands.submit->add_option("--token-file", remote.token_file, "With --server: a file holding your token")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
+  commands.submit->add_option("--html", remote.html, "With --server: save the HTML report here (default "
+                                                     "<lab>-report-<id>.html)")
+      ->type_name("FILE");
+  commands.submit->add_option("--json", remote.json, "With --server: also save the JSON report here")->type_name("FILE");
+  commands.submit->add_option("--gradescope", remote.gradescope,
+                              "With --server: also save Gradescope's results.json here (graded runs)")
+      ->type_name("FILE");
+  commands.submit->add_flag("--history", remote.history,
+                            "With --server: list your submissions of the lab there (and graded runs left); sends "
+                            "nothing");
+  commands.submit->add_option("--poll-seconds", remote.poll_seconds, "With --server: seconds between two looks at "
+                                                                     "the queue (default 1)")
+      ->check(CLI::PositiveNumber)
+      ->group("");
+  commands.submit->add_option("--wait-minutes", remote.wait_minutes,
+                              "With --server: how long to wait for the report (default 120)")
+      ->check(CLI::PositiveNumber);
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
   commands.release = app.add_subcommand(
       "release", "Write the student release: labs, common code, public tests and config, no solutions, hidden "
@@ -58,7 +100,7 @@ void add_release_commands(CLI::App& app, ReleaseCommands& commands) {
 }
 
 std::optional<int> run_release_commands(const ReleaseCommands& commands, const CoursePaths& paths) {
-  if (commands.submit && commands.submit->parsed()) return submit(commands.submit_request, paths);
+  if (commands.submit && commands.submit->parsed()) return submit(commands.submit_request, commands.remote, paths);
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY
   if (commands.release && commands.release->parsed()) return release(commands.release_request, paths);
 #endif

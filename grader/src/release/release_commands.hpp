@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "release/release_writer.hpp"
+#include "remote_submit/remote_submit.hpp"
 #include "release/submission_archive.hpp"
 #include "report/report_outputs.hpp"
 
@@ -15,6 +16,7 @@ namespace labgrade {
 struct ReleaseCommands {
   CLI::App* submit = nullptr;
   SubmitRequest submit_request;
+  RemoteSubmitOptions remote;  // submit --server: upload to `labgrade serve` (remote_submit/)
   CLI::App* release = nullptr;  // nullptr in the student build
   ReleaseRequest release_request;
 };

@@ -70,6 +70,16 @@ struct LatePolicy {
   int line = 0;                        // 1-based line of `due`, for diagnostics
 };
 
+// `service:`: how `labgrade serve` takes this lab's submissions, per student. A self-check runs
+// the public tests (and the timing preview); a graded run is a grade, counted against
+// graded_runs_max. Runs that end without a grade (no GPU, labgrade's own failure) do not count.
+struct ServicePolicy {
+  bool self_checks = true;
+  std::optional<std::uint64_t> self_checks_per_hour;  // nullopt: only the service's own rate limit
+  bool graded_runs = true;
+  std::optional<std::uint64_t> graded_runs_max;       // nullopt: unlimited
+};
+
 struct LabConfig {
   std::string source_path;
   std::string id;  // `lab`: equals the file's stem
@@ -88,6 +98,7 @@ struct LabConfig {
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
   std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
   std::optional<LatePolicy> late;  // `late:`; optional
+  ServicePolicy service;           // `service:`; optional (everything allowed)
   // `withheld_points`: only in a student release's copy (`labgrade release`), which keeps the
   // public entries alone; the points of the hidden ones, so that the public points plus these
   // still add up to total_points. A file that has it may list no hidden entry.

@@ -1,0 +1,11 @@
+#pragma once
+// SHA-256 (FIPS 180-4), for storing the service's tokens hashed. A token is 256 random bits, so
+// one plain hash suffices (no salt or slow KDF: nothing to guess from a dictionary).
+#include <string>
+#include <string_view>
+
+namespace labgrade::serve {
+
+std::string sha256_hex(std::string_view bytes);  // 64 lowercase hex digits
+
+}  // namespace labgrade::serve

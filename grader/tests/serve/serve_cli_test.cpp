@@ -1,0 +1,252 @@
+// `labgrade serve` on localhost, driven with `labgrade tokens` and `labgrade submit --server` end
+// to end: a compile-error submission graded (no GPU needed: a build failure is graded without
+// running tests), a service killed mid-queue that loses and regrades nothing when started again,
+// the lab's service: and late: sections, the gradebook, the Gradescope bridge, the commands' help
+// and a second service on the same data refused.
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "batch/sqlite_database.hpp"
+#include "serve_test_fixture.hpp"
+
+namespace {
+
+using namespace serve_test;
+
+TEST_F(ServeCli, GradesACompileErrorSubmissionEndToEnd) {
+  const auto service = serve();
+  const ProcessResult run = submit(service->url(), alice_, kFixtures / "syntax_error",
+                                   {"--json", (root_ / "alice.json").string(), "--html", (root_ / "alice.html").string()});
+  EXPECT_EQ(run.exit_code, 0) << run.output;  // a grade of code that does not compile: 0 points, exit 0
+  EXPECT_NE(run.output.find("Score: 0 / 100"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("expected a \";\""), std::string::npos) << "the compiler's message\n" << run.output;
+  EXPECT_NE(run.output.find("HTML report in"), std::string::npos) << run.output;
+  const json report = json::parse(read_file(root_ / "alice.json"));
+  EXPECT_EQ(report["status"], "graded");
+  EXPECT_EQ(report["points_earned"], 0);
+  EXPECT_EQ(report["points_possible"], 100);
+  EXPECT_NE(read_file(root_ / "alice.html").find("<html"), std::string::npos);
+
+  // The same with --check: a self-check of code that does not compile is build_failed (exit 6).
+  const ProcessResult check = submit(service->url(), alice_, kFixtures / "syntax_error", {"--check"});
+  EXPECT_EQ(check.exit_code, 6) << check.output;
+}
+
+
+TEST_F(ServeCli, ARestartMidQueueLosesAndRegradesNothing) {
+  const std::string archive = packed(kFixtures / "syntax_error");
+  constexpr int kSubmissions = 6;
+  std::vector<std::int64_t> ids;
+  std::string first_report;
+  {
+    auto service = serve();
+    // One graded before the kill: it must keep its grade, never be graded again.
+    ASSERT_EQ(submit(service->url(), alice_, kFixtures / "syntax_error").exit_code, 0);
+    httplib::Client client(service->url());
+    for (int i = 0; i < kSubmissions; ++i) {
+      const auto queued = client.Post("/api/v1/labs/01_vector_add/submissions?mode=grade", bearer(i % 2 ? bob_ : alice_),
+                                      archive, "application/gzip");
+      ASSERT_TRUE(queued);
+      ASSERT_EQ(queued->status, 202) << queued->body;
+      ids.push_back(json::parse(queued->body)["id"]);
+    }
+    const auto last = client.Get("/api/v1/submissions/" + std::to_string(ids.back()), bearer(bob_));
+    ASSERT_TRUE(last);
+    ASSERT_EQ(json::parse(last->body)["state"], "queued") << "the queue emptied before the kill: " << last->body;
+    // Killed at once, as a power cut would: nothing gets to finish.
+    const int status = service->stop(SIGKILL);
+    ASSERT_TRUE(WIFSIGNALED(status));
+  }
+  std::map<std::int64_t, std::int64_t> finished_before;
+  {
+    labgrade::batch::SqliteDatabase database(data() / "service.sqlite");
+    labgrade::batch::SqliteStatement rows(database, "SELECT id, finished_at FROM jobs WHERE state = 'done'");
+    while (rows.step()) finished_before[rows.integer(0)] = rows.integer(1);
+  }
+  ASSERT_EQ(finished_before.count(1), 1u) << "the submission graded before the kill is not done";
+  auto service = serve();
+  httplib::Client client(service->url());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string& token = i % 2 ? bob_ : alice_;
+    json state;
+    for (int poll = 0; poll < 600; ++poll) {
+      const auto got = client.Get("/api/v1/submissions/" + std::to_string(ids[i]), bearer(token));
+      ASSERT_TRUE(got);
+      ASSERT_EQ(got->status, 200) << got->body;
+      state = json::parse(got->body);
+      if (state["state"] == "done") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_EQ(state["state"], "done") << state.dump();
+    EXPECT_EQ(state["exit_code"], 0) << state.dump();
+    EXPECT_EQ(state["points_earned"], 0) << state.dump();
+  }
+  labgrade::batch::SqliteDatabase database(data() / "service.sqlite");
+  labgrade::batch::SqliteStatement rows(database, "SELECT id, attempts, finished_at FROM jobs ORDER BY id");
+  int count = 0;
+  while (rows.step()) {
+    ++count;
+    const std::int64_t id = rows.integer(0);
+    if (finished_before.count(id)) {
+      EXPECT_EQ(rows.integer(1), 1) << "#" << id << " was done before the kill and was graded again";
+      EXPECT_EQ(rows.integer(2), finished_before[id]) << "#" << id;
+    } else {
+      EXPECT_LE(rows.integer(1), 2) << "#" << id;  // at most the run the kill cut short, then one
+    }
+  }
+  EXPECT_EQ(count, kSubmissions + 1) << "a submission was lost or duplicated";
+}
+
+
+
+// The Gradescope bridge (gradescope/run_autograder) on a fake /autograder: it forwards the
+// submission with a bridge token for the student Gradescope names, and writes a valid results.json.
+TEST_F(ServeCli, GradescopeBridgeWritesAValidResultsJson) {
+  ProcessSpec python;
+  python.argv = {"python3", "--version"};
+  if (labgrade::run_process(python).exit_code != 0) GTEST_SKIP() << "no python3";
+  const fs::path token = root_ / "bridge_token";
+  const ProcessResult issued =
+      labgrade({"tokens", "bridge", "--data", data().string(), "--out", token.string()});
+  ASSERT_EQ(issued.exit_code, 0) << issued.output;
+  const auto service = serve();
+  const fs::path autograder = root_ / "autograder";
+  fs::create_directories(autograder / "source");
+  fs::create_directories(autograder / "submission" / "my_folder");
+  fs::copy_file(kFixtures / "syntax_error" / "vector_add.cu", autograder / "submission" / "my_folder" / "vector_add.cu");
+  std::ofstream(autograder / "submission" / "notes.txt") << "not a student file: not sent\n";
+  std::ofstream(autograder / "submission_metadata.json")
+      << R"({"created_at": "2026-10-01T12:00:00.0-07:00", "users": [{"email": "s@x.edu", "name": "S", "sid": "s123"}]})";
+  std::ofstream(autograder / "source" / "bridge.conf") << "SERVER=" << service->url() << "\nLAB=01_vector_add\n";
+  fs::copy_file(token, autograder / "source" / "bridge_token");
+
+  ProcessSpec bridge;
+  bridge.argv = {"python3", std::string(LABGRADE_GRADESCOPE_BRIDGE) + "/run_autograder"};
+  bridge.extra_env = {{"AUTOGRADER_ROOT", autograder.string()}};
+  bridge.timeout_seconds = 300;
+  const ProcessResult run = labgrade::run_process(bridge);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("01_vector_add of s123 queued as #1"), std::string::npos) << run.output;
+  const json results = json::parse(read_file(autograder / "results" / "results.json"));
+  EXPECT_EQ(results["score"], 0.0);
+  EXPECT_EQ(results["max_score"], 100.0);
+  ASSERT_TRUE(results["tests"].is_array());
+  EXPECT_EQ(results["tests"].size(), 20u);
+  for (const json& test : results["tests"]) {
+    EXPECT_TRUE(test.contains("name") && test.contains("score") && test.contains("max_score")) << test.dump();
+  }
+  labgrade::batch::SqliteDatabase database(data() / "service.sqlite");
+  labgrade::batch::SqliteStatement row(database, "SELECT student_id FROM jobs WHERE id = 1");
+  ASSERT_TRUE(row.step());
+  EXPECT_EQ(row.text(0), "@gradescope/s123");
+
+  // A student's token cannot submit for someone else: the header is ignored.
+  httplib::Client client(service->url());
+  httplib::Headers as_bob = bearer(alice_);
+  as_bob.emplace("X-Labgrade-Student", "bob");
+  const auto lab = client.Get("/api/v1/labs/01_vector_add", as_bob);
+  ASSERT_TRUE(lab);
+  EXPECT_EQ(json::parse(lab->body)["student_id"], "alice");
+
+  // No service: no results.json (Gradescope shows a failed run, not a score of 0), and why.
+  fs::remove(autograder / "results" / "results.json");
+  std::ofstream(autograder / "source" / "bridge.conf", std::ios::trunc) << "SERVER=http://127.0.0.1:1\nLAB=01_vector_add\n";
+  const ProcessResult offline = labgrade::run_process(bridge);
+  EXPECT_EQ(offline.exit_code, 1) << offline.output;
+  EXPECT_NE(offline.output.find("cannot reach http://127.0.0.1:1"), std::string::npos) << offline.output;
+  EXPECT_FALSE(fs::exists(autograder / "results" / "results.json"));
+}
+
+
+
+// The lab's YAML decides its modes: here a course tree whose lab 01 allows one graded run per
+// student and no self-checks (service: in config/labs/01_vector_add.yaml), with a deadline long
+// past (late:).
+TEST_F(ServeCli, TheLabYamlLimitsGradedRunsAndClosesSelfChecks) {
+  const fs::path course = root_ / "course";
+  fs::create_directories(course / "config" / "labs");
+  fs::create_directories(course / "labs");
+  fs::copy_file(fs::path(CUDALABS_SOURCE_DIR) / "config" / "course.yaml", course / "config" / "course.yaml");
+  fs::copy(fs::path(CUDALABS_SOURCE_DIR) / "labs" / "01_vector_add", course / "labs" / "01_vector_add",
+           fs::copy_options::recursive);
+  fs::copy_file(fs::path(CUDALABS_SOURCE_DIR) / "config" / "labs" / "01_vector_add.yaml",
+                course / "config" / "labs" / "01_vector_add.yaml");
+  std::ofstream(course / "config" / "labs" / "01_vector_add.yaml", std::ios::app)
+      << "\nservice: {self_checks: false, graded_runs_max: 1}\n"
+      << "late: {due: \"2020-01-01T00:00:00Z\", penalty_percent_per_day: 10}\n";
+  const auto service = serve({}, {"--root", course.string()});
+
+  const ProcessResult first =
+      submit(service->url(), alice_, kFixtures / "syntax_error", {"--json", (root_ / "first.json").string()});
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("graded runs of 01_vector_add left after this one: 0"), std::string::npos) << first.output;
+  // The late policy, from the time the service received it.
+  const json report = json::parse(read_file(root_ / "first.json"));
+  ASSERT_TRUE(report.contains("late")) << report.dump(2);
+  EXPECT_GT(report["late"]["days_late"].get<int>(), 365);
+  EXPECT_EQ(report["late"]["due"], "2020-01-01T00:00:00Z");
+  const ProcessResult second = submit(service->url(), alice_, kFixtures / "syntax_error");
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_NE(second.output.find("(HTTP 403): you have used your 1 graded runs of 01_vector_add"), std::string::npos)
+      << second.output;
+  const ProcessResult check = submit(service->url(), alice_, kFixtures / "syntax_error", {"--check"});
+  EXPECT_EQ(check.exit_code, 2) << check.output;
+  EXPECT_NE(check.output.find("01_vector_add takes no self-checks on this server"), std::string::npos) << check.output;
+  // bob has his own graded run.
+  EXPECT_EQ(submit(service->url(), bob_, kFixtures / "syntax_error").exit_code, 0);
+
+  // The instructor's gradebook of the lab, while the service runs.
+  const ProcessResult book = labgrade({"serve", "--data", data().string(), "--gradebook", kLab});
+  EXPECT_EQ(book.exit_code, 0) << book.output;
+  EXPECT_NE(book.output.find("student_id,last_graded_points,points_possible,last_graded_status,last_graded_at,"
+                             "best_graded_points,graded_runs,self_checks,pending\r\n"),
+            std::string::npos)
+      << book.output;
+  EXPECT_NE(book.output.find("\nalice,0,100,compile_error,20"), std::string::npos) << book.output;
+  EXPECT_NE(book.output.find(",0,1,0,0\r\nbob,0,100,compile_error,"), std::string::npos) << book.output;
+}
+
+
+
+TEST_F(ServeCli, CommandsHaveHelpWithExamples) {
+  for (const std::vector<std::string>& command : std::vector<std::vector<std::string>>{
+           {"serve"}, {"tokens"}, {"tokens", "issue"}, {"tokens", "bridge"}, {"submit"}}) {
+    std::vector<std::string> args = command;
+    args.emplace_back("--help");
+    const ProcessResult run = labgrade(args);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    for (const char* noise : {"TEXT", "(existing)", "PATH(", "DIR(", ":{"}) {
+      EXPECT_EQ(run.output.find(noise), std::string::npos) << noise << " in:\n" << run.output;
+    }
+    if (command.size() == 1) {
+      EXPECT_NE(run.output.find("Examples:\n  labgrade " + command[0]), std::string::npos) << run.output;
+    }
+  }
+  const ProcessResult top = labgrade({"--help"});
+  EXPECT_NE(top.output.find("serve --data /srv/labgrade"), std::string::npos) << top.output;
+  const ProcessResult stray = labgrade({"submit", "01_vector_add", "--check"});
+  EXPECT_EQ(stray.exit_code, 2) << stray.output;
+  EXPECT_NE(stray.output.find("go with --server URL"), std::string::npos) << stray.output;
+}
+
+
+
+// A second service on the same data folder would queue the first one's running grade again.
+TEST_F(ServeCli, ASecondServiceOnTheSameDataIsRefused) {
+  const auto service = serve();
+  const ProcessResult second = labgrade({"serve", "--data", data().string(), "--port", "0"});
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_NE(second.output.find("another labgrade serve uses"), std::string::npos) << second.output;
+}
+
+
+}  // namespace

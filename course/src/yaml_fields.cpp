@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -43,6 +46,45 @@ std::string field_path(std::string_view parent, std::string_view key) {
 
 std::string item_path(std::string_view list, std::size_t index) { return fmt::format("{}[{}]", list, index); }
 
+namespace {
+
+// Where a flow collection ('{' or '[') opened before `error_line` (1-based) is still open, as
+// "line N opens a '{' that is never closed": yaml-cpp reports such a bracket only where the text
+// stops making sense, often lines later ("illegal block entry"). Quoted text and comments are
+// skipped. Empty when every bracket before the error is closed.
+std::string unclosed_flow_hint(const std::string& text, int error_line) {
+  std::vector<std::pair<char, int>> open;
+  int line = 1;
+  char quote = 0;
+  for (std::size_t i = 0; i < text.size() && line <= error_line; ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      quote = 0;  // a flow scalar's quotes do not span lines in what labs write
+      continue;
+    }
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // a comment
+    } else if (c == '{' || c == '[') {
+      open.emplace_back(c, line);
+    } else if ((c == '}' || c == ']') && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  if (open.empty() || open.back().second >= error_line) return "";
+  const auto [bracket, opened] = open.back();
+  return fmt::format(" (line {} opens a '{}' that is never closed; close it with '{}' on that line)", opened, bracket,
+                     bracket == '{' ? '}' : ']');
+}
+
+}  // namespace
+
 std::optional<YAML::Node> load_yaml_file(const fs::path& file, FileDiagnostics& diagnostics) {
   const YAML::Mark nowhere = YAML::Mark::null_mark();
   std::error_code error;
@@ -59,10 +101,12 @@ std::optional<YAML::Node> load_yaml_file(const fs::path& file, FileDiagnostics& 
     diagnostics.add(nowhere, "", "cannot open the file for reading");
     return std::nullopt;
   }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    return YAML::Load(in);
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    diagnostics.add(e.mark, "", "YAML syntax error: " + e.msg);
+    const std::string hint = e.mark.is_null() ? "" : unclosed_flow_hint(text, e.mark.line + 1);
+    diagnostics.add(e.mark, "", "YAML syntax error: " + e.msg + hint);
   } catch (const YAML::Exception& e) {
     diagnostics.add(e.mark, "", "cannot read the YAML: " + e.msg);
   }

@@ -3,7 +3,8 @@
 # ...) whose answers each case sets, so the script's decisions are checked without installing or
 # building anything. Cases: all present, CMake too old, a library missing (installed as root, online),
 # no root and no sudo, offline, not Debian, optional tools and SQLite3 absent, relative paths, build logs kept,
-# help for setup and doctor (which runs nothing).
+# help for setup and doctor (which runs nothing), a mistyped command (answered before any build), an
+# up-to-date tree (built without progress lines).
 #
 #   cudalabs_setup_test.sh <path to the cudalabs script>
 set -uo pipefail
@@ -16,7 +17,7 @@ failures=0
 # Real tools the script itself uses (everything else on PATH is fake).
 tools="$work/tools"
 mkdir -p "$tools"
-for tool in bash env cp sed sort head tail grep mktemp rm mkdir date ls cat dirname basename tr nproc touch; do
+for tool in bash env cp sed sort head tail grep mktemp rm mkdir date ls cat dirname basename tr nproc touch flock sleep; do
   ln -s "$(command -v "$tool")" "$tools/$tool"
 done
 
@@ -65,7 +66,9 @@ case \"\$1\" in
       done ;;
   --preset) echo \"configure in \$PWD\" >>\"\$state/calls\"; mkdir -p build; touch build/CMakeCache.txt ;;
   --build) shift; echo \"build \$*\" >>\"\$state/calls\"
-      for percent in 12 50 100; do echo \"[ \$percent%] Building something\"; done
+      if [ -f \"\$state/slow\" ]; then echo build-start >>\"\$state/calls\"; sleep 1; echo build-end >>\"\$state/calls\"; fi
+      if [ -f \"\$state/up_to_date\" ]; then for percent in 50 100; do echo \"[ \$percent%] Built target labgrade\"; done
+      else for percent in 12 50 100; do echo \"[ \$percent%] Building something\"; done; fi
       mkdir -p build; cp \"\$state/labgrade\" build/labgrade ;;
 esac
 exit 0"
@@ -213,10 +216,50 @@ run_cudalabs --help
 expect "--help exits 0" [ "$code" = 0 ]
 expect "--help documents setup" has "./cudalabs setup "
 expect "--help says every command has --help" has "Every command has --help"
+expect "--help lists submit" has "./cudalabs submit "
+expect "--help lists release" has "./cudalabs release "
 run_cudalabs setup now
 expect "an argument setup does not take: exit 2" [ "$code" = 2 ]
 expect "names the argument" has "setup takes no arguments (got: now)"
 expect "and runs nothing" no_file calls
+
+
+# 11. A mistyped command is answered before any setup or build (issue 30: ./cudalabs grde built
+#     first); where labgrade is built it answers itself, with the nearest command.
+new_machine mistyped
+run_cudalabs grde 01_vector_add
+expect "not a command: exit 2" [ "$code" = 2 ]
+expect "says it is not a command" has "'grde' is not a command"
+expect "and neither configures nor builds" no_file calls
+run_cudalabs setup
+rm -f "$state/calls"
+run_cudalabs grde 01_vector_add
+expect "labgrade answers once built" has "labgrade grde 01_vector_add"
+expect "still without a build" no_file calls
+
+# 12. An up-to-date tree builds silently (issue 30: ./cudalabs list printed four progress lines
+#     on every call); a build that compiles shows its progress.
+new_machine quiet
+run_cudalabs list
+expect "a first build shows progress" has "building labgrade: "
+touch "$state/up_to_date"
+run_cudalabs list
+expect "list exits 0" [ "$code" = 0 ]
+expect "the build ran" logged calls "--target labgrade"
+expect "an up-to-date build prints no progress" bash -c "! grep -q 'building labgrade' <<<\"\$1\"" _ "$out"
+expect "labgrade ran" has "labgrade list"
+
+# 13. Two ./cudalabs in one tree at once build one after the other (issue 30: nothing guarded it).
+new_machine concurrent
+run_cudalabs setup
+rm -f "$state/calls"
+touch "$state/slow"
+(cd "$machine/elsewhere" && PATH="$fake:$tools" HOME="$machine" "$tree/cudalabs" list >"$machine/one.log" 2>&1) &
+(cd "$machine/elsewhere" && PATH="$fake:$tools" HOME="$machine" "$tree/cudalabs" list >"$machine/two.log" 2>&1) &
+wait
+order=$(grep -E '^build-(start|end)$' "$state/calls" | tr '\n' ' ')
+expect "the builds did not overlap (got: $order)" [ "$order" = "build-start build-end build-start build-end " ]
+expect "the second says it waits" bash -c "cat '$machine/one.log' '$machine/two.log' | grep -q 'waiting for it to finish'"
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed"

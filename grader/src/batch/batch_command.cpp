@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "batch_engine.hpp"
 #include "batch_outputs.hpp"
+#include "canvas_csv.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "results_store.hpp"
 #include "slurm_batch.hpp"
@@ -57,7 +59,8 @@ CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
                     "Folder of per-student folders or .zip/.tar.gz archives, or of a Gradescope export "
                     "(submission_metadata.yml)")
       ->check(CLI::ExistingDirectory);
-  batch->add_option("--out,-o", command.out, "Output folder (default: ./<lab>-batch); a second run resumes there");
+  batch->add_option("--out,-o", command.out, "Output folder (default: ./<lab>-batch); a second run resumes there")
+      ->type_name("DIR");
   batch->add_option("--jobs,-j", command.jobs, "Submissions graded at once (default: one per CPU core; test phases "
                                               "take the GPU one at a time)");
   batch->add_flag("--regrade", command.regrade, "Grade every submission again, even those unchanged since their grade");
@@ -77,21 +80,71 @@ CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
                     "Finish the Slurm batch in this output folder: wait, merge, resubmit what is missing, write the "
                     "gradebook")
       ->check(CLI::ExistingDirectory);
+  batch->add_option("--canvas-roster", command.canvas_roster,
+                    "Also write canvas.csv, a Canvas gradebook import, for the students of this roster (CSV with "
+                    "Student and SIS User ID columns, e.g. Canvas's gradebook export), matched by SIS User ID; "
+                    "unmatched students and submissions go to canvas_unmatched.csv")
+      ->check(CLI::ExistingFile)
+      ->option_text("ROSTER.csv");
+  batch->add_option("--canvas-assignment", command.canvas_assignment,
+                    "canvas.csv's assignment column (default: the lab's id); \"Name (123)\" names Canvas assignment "
+                    "123")
+      ->option_text("NAME");
   // Written into the Slurm task script by labgrade itself.
   batch->add_option("--only", command.only, "Grade only the students listed in this file (one id a line)")
       ->check(CLI::ExistingFile)
       ->group("");
-  batch->add_option("--database", command.database, "Results database (default: OUT/results.sqlite)")->group("");
+  batch->add_option("--database", command.database, "Results database (default: OUT/results.sqlite)")
+      ->type_name("FILE")
+      ->group("");
   batch->add_flag("--no-outputs", command.no_outputs, "Write no gradebook or summary")->group("");
   return batch;
 }
 
+namespace {
+
+// The roster, read before any grading so that a mistake in it costs no time.
+std::optional<std::vector<RosterStudent>> roster_of(const BatchCommand& command) {
+  if (command.canvas_roster.empty()) {
+    if (!command.canvas_assignment.empty()) throw UsageError("--canvas-assignment needs --canvas-roster ROSTER.csv");
+    return std::nullopt;
+  }
+  try {
+    return read_canvas_roster(command.canvas_roster);
+  } catch (const RosterError& error) {
+    throw UsageError(std::string("--canvas-roster: ") + error.what());
+  }
+}
+
+// After a Slurm batch (which writes the gradebook and summary itself): canvas.csv beside them.
+int with_canvas(int exit_code, const CoursePaths& paths, const fs::path& out,
+                const std::optional<std::vector<RosterStudent>>& roster, const BatchCommand& command) {
+  if (!roster || !fs::exists(out / "results.sqlite")) return exit_code;
+  std::string lab_id = command.lab;
+  if (lab_id.empty()) {  // --collect: the lab the batch in `out` graded
+    std::ifstream state(out / "slurm" / "state.json");
+    const auto json = nlohmann::json::parse(state, nullptr, false);
+    if (json.is_object()) lab_id = json.value("lab", "");
+  }
+  if (lab_id.empty()) return exit_code;
+  const auto lab = cudalabs::config::load_lab_config(paths.lab_config(lab_id));
+  ResultsStore store(out / "results.sqlite", lab_id);
+  const CanvasGradebook canvas =
+      write_canvas_outputs(lab, store.load_all(), out, *roster, command.canvas_assignment);
+  std::cout << "labgrade batch: " << canvas_summary_line(canvas) << "\n";
+  return exit_code;
+}
+
+}  // namespace
+
 int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
+  const auto roster = roster_of(command);
   if (!command.collect.empty()) {
     if (!command.lab.empty() || !command.submissions.empty()) {
       throw UsageError("--collect DIR takes no lab or submissions: the Slurm batch in DIR knows them");
     }
-    return slurm_collect(command.collect, !command.no_wait, std::cout);
+    return with_canvas(slurm_collect(command.collect, !command.no_wait, std::cout), paths, command.collect, roster,
+                       command);
   }
   if (command.lab.empty() || command.submissions.empty()) {
     throw UsageError("batch needs a lab and a folder of submissions (or --collect DIR)");
@@ -116,7 +169,12 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
     options.wait = !command.no_wait;
     options.max_attempts = command.max_attempts;
     options.leaderboard = command.leaderboard;
-    return slurm_batch(paths, request, options, std::cout);
+    const int code = slurm_batch(paths, request, options, std::cout);
+    if (command.no_wait && roster) {
+      std::cout << "labgrade batch: canvas.csv is written when the batch is collected: give --canvas-roster to "
+                   "--collect\n";
+    }
+    return command.no_wait ? code : with_canvas(code, paths, request.out, roster, command);
   }
 
   std::signal(SIGINT, on_interrupt);
@@ -135,19 +193,23 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   }
   if (!command.no_outputs) {
     const auto lab = cudalabs::config::load_lab_config(paths.lab_config(request.lab));
-    const WrittenOutputs written =
-        write_batch_outputs(lab, store, request.out, {command.leaderboard, outcome.graded > 0 ? std::optional(seconds) : std::nullopt});
+    OutputOptions options{command.leaderboard, outcome.graded > 0 ? std::optional(seconds) : std::nullopt};
+    options.canvas_roster = roster;
+    options.canvas_assignment = command.canvas_assignment;
+    const WrittenOutputs written = write_batch_outputs(lab, store, request.out, options);
     std::cout << fmt::format("labgrade batch: {} students in {}; summary in {}; reports in {}\n", written.students,
                              written.gradebook.string(), written.summary.string(), (request.out / "reports").string());
+    if (written.canvas) std::cout << "labgrade batch: " << canvas_summary_line(*written.canvas) << "\n";
   }
   if (outcome.interrupted) {
     std::cout << "labgrade batch: interrupted; run the same command again to grade the rest\n";
     return kInterruptedExitCode;
   }
   if (no_device > 0) {
-    std::cout << fmt::format("labgrade batch: {} submissions compiled but could not be tested: no CUDA device is "
-                             "usable here (not graded; the next run grades them)\n",
-                             no_device);
+    std::cout << fmt::format("labgrade batch: {} not graded: no CUDA device is usable here, so {} tests could not "
+                             "run (the next run grades {})\n",
+                             no_device == 1 ? "1 submission" : std::to_string(no_device) + " submissions",
+                             no_device == 1 ? "its" : "their", no_device == 1 ? "it" : "them");
     return kNoDeviceExitCode;
   }
   return 0;

@@ -25,6 +25,8 @@ struct BatchCommand {
   bool no_wait = false;
   int max_attempts = 3;
   std::filesystem::path collect;
+  std::filesystem::path canvas_roster;  // --canvas-roster: also canvas.csv (canvas_csv.hpp)
+  std::string canvas_assignment;        // its assignment column; default: the lab's id
   // A Slurm task's own options (labgrade writes them into the task script).
   std::filesystem::path only;      // a file of student ids, one per line
   std::filesystem::path database;  // the task's shard

@@ -1,16 +1,23 @@
 #include "batch_engine.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "build/build_recipe.hpp"
 #include "content_hash.hpp"
@@ -77,7 +84,7 @@ SubmissionRow row_for(const config::LabConfig& lab, const BatchSubmission& submi
   row.source = submission.path.string();
   row.submitted_at = submission.submitted_at;
   row.status = status_of(report);
-  row.detail = report.status_detail;
+  row.detail = gradebook_detail(report, submission.student_id);
   row.points_possible = report.points_possible;
   if (row.status != status::kNoCudaDevice) {
     row.total = report.points_earned;
@@ -134,6 +141,58 @@ SubmissionRow error_row(const config::LabConfig& lab, const BatchSubmission& sub
 
 }  // namespace
 
+// A hash of this machine's name, in work directories' names.
+namespace {
+
+std::string host_tag() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return fmt::format("{:08x}", static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+}
+
+}  // namespace
+
+// A grade's work directory: <temp>/labgrade-<lab>-b<pid>-<host>-XXXXXX (<host>: a hash of this
+// machine's name), created here (empty, as --work-dir takes it) and removed by the grade. The pid
+// and the host let a later batch tell the directories of a batch that was killed on this machine
+// before it could remove them (kill -9, the OOM killer), even where nodes share a temp directory.
+fs::path make_work_dir(const std::string& lab) {
+  std::string pattern = (fs::temp_directory_path() /
+                         fmt::format("labgrade-{}-b{}-{}-XXXXXX", lab, static_cast<long>(::getpid()), host_tag()))
+                            .string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory under " + pattern);
+  return pattern;
+}
+
+// Removes the work directories that batches of this user on this machine left in the temp
+// directory when they were killed: those whose batch process is gone.
+void remove_stale_work_dirs() {
+  static const std::regex kName("labgrade-.+-b([0-9]{1,9})-([0-9a-f]{8})-[A-Za-z0-9]{6}");
+  const std::string host = host_tag();
+  std::error_code error;
+  for (fs::directory_iterator it(fs::temp_directory_path(error), error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    std::smatch match;
+    if (!std::regex_match(name, match, kName) || match[2] != host) continue;
+    const auto pid = static_cast<pid_t>(std::stol(match[1]));
+    struct stat info {};
+    if (::lstat(it->path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid()) continue;
+    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
+}
+
+std::string gradebook_detail(const GradeResult& report, const std::string& student_id) {
+  // The report's sentence points below itself, at the compiler's messages: the gradebook and the
+  // summary have nothing below, so they say where the messages are.
+  if (status_of(report) == status::kCompileError) {
+    return fmt::format("the code did not compile; the compiler's messages are in reports/{}/report.txt",
+                       file_name_for(student_id));
+  }
+  return report.status_detail;
+}
+
 std::string lab_config_hash(const CoursePaths& paths, const std::string& lab) {
   require_known_lab(paths, lab);
   const BuildRecipe recipe = load_build_recipe(paths.build_recipe(lab));
@@ -186,6 +245,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   fs::create_directories(request.out, error);
   if (error) throw UsageError(fmt::format("cannot create the output folder {}: {}", request.out.string(), error.message()));
   ResultsStore store(database_path(request), request.lab);
+  remove_stale_work_dirs();
   BatchOutcome outcome;
   const std::vector<PendingSubmission> jobs = pending_submissions(request, config_hash, store, progress, outcome.kept);
   outcome.submissions = jobs.size() + outcome.kept;
@@ -268,7 +328,16 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         RunRequest run;
         run.lab = request.lab;
         run.submission = job.submission.path;
-        GradeInProgress grade = begin_grade(paths, run);
+        run.work_dir = make_work_dir(request.lab);
+        GradeInProgress grade = [&] {
+          try {
+            return begin_grade(paths, run);
+          } catch (...) {
+            std::error_code ignored;
+            fs::remove_all(run.work_dir, ignored);  // the grade never took it over
+            throw;
+          }
+        }();
         if (grade.needs_gpu_alone()) {
           std::lock_guard lock(outcome_mutex);
           waiting.push_back({index, started, std::move(grade)});

@@ -30,10 +30,19 @@ void add_leaderboard_entries(const fs::path& results_json, const nlohmann::json&
 
 }  // namespace
 
+CanvasGradebook write_canvas_outputs(const cudalabs::config::LabConfig& lab, const std::vector<SubmissionRow>& rows,
+                                     const fs::path& out, const std::vector<RosterStudent>& roster,
+                                     const std::string& assignment) {
+  CanvasGradebook canvas = canvas_gradebook(roster, rows, assignment.empty() ? lab.id : assignment, lab.total_points);
+  write_report_file(out / "canvas.csv", canvas.csv, "Canvas gradebook");
+  write_report_file(out / "canvas_unmatched.csv", canvas.unmatched_csv, "Canvas unmatched list");
+  return canvas;
+}
+
 WrittenOutputs write_batch_outputs(const cudalabs::config::LabConfig& lab, ResultsStore& store, const fs::path& out,
                                    const OutputOptions& options) {
   const std::vector<SubmissionRow> rows = store.load_all();
-  WrittenOutputs written{out / "gradebook.csv", out / "summary.html", rows.size()};
+  WrittenOutputs written{out / "gradebook.csv", out / "summary.html", rows.size(), std::nullopt};
   std::ostringstream csv;
   write_gradebook(csv, lab, rows);
   write_report_file(written.gradebook, csv.str(), "gradebook");
@@ -45,7 +54,11 @@ WrittenOutputs write_batch_outputs(const cudalabs::config::LabConfig& lab, Resul
       add_leaderboard_entries(reports_folder(out, row.student_id) / "results.json", gradescope_leaderboard(lab, row));
     }
   }
+  if (options.canvas_roster) {
+    written.canvas = write_canvas_outputs(lab, rows, out, *options.canvas_roster, options.canvas_assignment);
+  }
   SummaryInput summary{&lab, &rows, options.batch_seconds, options.leaderboard ? &boards : nullptr};
+  if (written.canvas) summary.canvas = &*written.canvas;
   write_report_file(written.summary, summary_page(summary), "summary");
   return written;
 }

@@ -8,7 +8,12 @@ namespace labgrade::batch {
 
 namespace {
 
-bool counts_as_failure(const SubmissionRow& row) { return row.status != status::kGraded; }
+// A grade of 0 decided before any test ran (compile error, rejected, broken rule).
+bool scored_zero_untested(const SubmissionRow& row) {
+  return status::is_final(row.status) && row.status != status::kGraded;
+}
+// Not a grade at all: no CUDA device (the tests could not run), or labgrade failed on it.
+bool not_graded(const SubmissionRow& row) { return !status::is_final(row.status); }
 
 std::string describe(const SubmissionRow& row) {
   const std::string score =
@@ -38,6 +43,10 @@ void BatchProgress::start(std::size_t to_grade, std::size_t kept) {
   out_.flush();
 }
 
+std::string BatchProgress::tally_locked() const {
+  return fmt::format("{} scored 0 untested, {} not graded", zero_untested_, not_graded_);
+}
+
 std::string BatchProgress::rate_and_eta_locked() const {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (done_ == 0 || elapsed <= 0) return "rate -, ETA -";
@@ -47,7 +56,7 @@ std::string BatchProgress::rate_and_eta_locked() const {
 }
 
 void BatchProgress::draw_locked() {
-  std::string line = fmt::format("[{}/{}] {} failed, {}{}", done_, total_, failures_, rate_and_eta_locked(),
+  std::string line = fmt::format("[{}/{}] {}, {}{}", done_, total_, tally_locked(), rate_and_eta_locked(),
                                  last_.empty() ? "" : " | " + last_);
   if (width_ > 1 && line.size() >= width_) line.resize(width_ - 1);  // a wrapped line could not be redrawn
   out_ << "\r\033[K" << line;
@@ -57,12 +66,13 @@ void BatchProgress::draw_locked() {
 void BatchProgress::finished(const SubmissionRow& row) {
   std::lock_guard lock(mutex_);
   ++done_;
-  if (counts_as_failure(row)) ++failures_;
+  if (scored_zero_untested(row)) ++zero_untested_;
+  if (not_graded(row)) ++not_graded_;
   last_ = describe(row);
   if (tty_) {
     draw_locked();
   } else {
-    out_ << fmt::format("[{}/{}] {}; {} failed so far, {}\n", done_, total_, last_, failures_, rate_and_eta_locked());
+    out_ << fmt::format("[{}/{}] {}; so far {}, {}\n", done_, total_, last_, tally_locked(), rate_and_eta_locked());
     out_.flush();
   }
 }
@@ -78,8 +88,10 @@ void BatchProgress::end() {
   std::lock_guard lock(mutex_);
   if (tty_) out_ << "\n";
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  out_ << fmt::format("labgrade batch: graded {} of {} in {} ({} without a passing grade)\n", done_, total_,
-                      format_duration(elapsed), failures_);
+  out_ << fmt::format("labgrade batch: {} of {} submissions done in {}: {} graded ({} of them 0 before any test "
+                      "ran: compile error, rejected or a broken rule), {} not graded (no CUDA device, or labgrade "
+                      "failed on it)\n",
+                      done_, total_, format_duration(elapsed), done_ - not_graded_, zero_untested_, not_graded_);
   out_.flush();
 }
 

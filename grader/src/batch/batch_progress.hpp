@@ -26,6 +26,7 @@ class BatchProgress {
  private:
   void draw_locked();
   std::string rate_and_eta_locked() const;
+  std::string tally_locked() const;  // "2 scored 0 untested, 1 not graded"
 
   std::ostream& out_;
   bool tty_;
@@ -34,7 +35,11 @@ class BatchProgress {
   std::chrono::steady_clock::time_point start_;
   std::size_t total_ = 0;
   std::size_t done_ = 0;
-  std::size_t failures_ = 0;  // no grade, or a grade without any passing test (compile error, rejected, ...)
+  // The progress line and the end line count the same two things, in the same words as the
+  // batch's last line and the summary page: a 0 decided before any test ran (compile error,
+  // rejected, broken rule: graded), and no grade at all (no CUDA device, labgrade's failure).
+  std::size_t zero_untested_ = 0;
+  std::size_t not_graded_ = 0;
   std::string last_;
 };
 

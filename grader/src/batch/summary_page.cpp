@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "batch_progress.hpp"
+#include "submission_inventory.hpp"
 #include "report/report_common.hpp"
 #include "report/svg_charts.hpp"
 
@@ -36,6 +37,9 @@ std::string h(std::string_view text) { return markup_escape(text); }
 
 std::string points(double value) { return fmt::format("{:g}", std::round(value * 100) / 100); }
 
+// "1 submission", "3 submissions".
+std::string submissions(std::size_t n) { return fmt::format("{} submission{}", n, n == 1 ? "" : "s"); }
+
 std::string card(const std::string& label, const std::string& value, bool bad = false) {
   return fmt::format("<div class=\"card{}\"><div class=\"value\">{}</div>{}</div>\n", bad ? " bad" : "", h(value),
                      h(label));
@@ -50,7 +54,7 @@ void overview(std::string& html, const std::vector<SubmissionRow>& rows, std::op
   }
   std::sort(totals.begin(), totals.end());
   html += "<div class=\"cards\">\n" + card("submissions", std::to_string(rows.size()));
-  html += card("graded normally", std::to_string(by_status[status::kGraded]));
+  html += card("compiled and tested", std::to_string(by_status[status::kGraded]));
   if (!totals.empty()) html += card("median score", points(quantile(totals, 0.5)));
   html += card("compile errors", std::to_string(by_status[status::kCompileError]),
                by_status[status::kCompileError] > 0);
@@ -82,12 +86,21 @@ void histogram(std::string& html, const std::vector<SubmissionRow>& rows) {
   std::vector<svg::Bar> bars;
   for (int bin = kBins - 1; bin >= 0; --bin) {
     const auto count = static_cast<double>(counts[bin]);
-    bars.push_back({fmt::format("{}-{}%{}", bin * 10, bin * 10 + 10, bin == kBins - 1 ? "" : ")"), count, count, count,
-                    fmt::format("{}", counts[bin]), "#4c78a8"});
+    // Half-open bins, the last one closed: [90-100%] holds full marks.
+    bars.push_back({fmt::format("[{}-{}%{}", bin * 10, bin * 10 + 10, bin == kBins - 1 ? "]" : ")"), count, count,
+                    count, fmt::format("{}", counts[bin]), "#4c78a8"});
   }
-  html += svg::bar_chart(fmt::format("Score as a share of the points, {} graded submissions", graded), bars,
-                         "submissions");
+  html += svg::bar_chart(fmt::format("Score as a share of the points: {} with a grade (a compile error, a rejected "
+                                     "submission or a broken rule is a grade of 0)",
+                                     submissions(graded)),
+                         bars, "submissions", svg::Ticks::Whole);
   html += "</section>\n";
+}
+
+// The student's id, linked to their HTML report (reports/<student>/report.html, beside this page).
+std::string student_link(const std::string& student_id) {
+  return fmt::format("<a href=\"reports/{}/report.html\">{}</a>", markup_escape(file_name_for(student_id), true),
+                     h(student_id));
 }
 
 // Submissions without a normal grade, or with a test that crashed or hung.
@@ -101,7 +114,7 @@ void broken(std::string& html, const std::vector<SubmissionRow>& rows) {
     if (row.status == status::kGraded && trouble.empty()) continue;
     std::string detail = row.detail;
     for (const auto& item : trouble) detail += (detail.empty() ? "" : "; ") + item;
-    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>\n", h(row.student_id),
+    table += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>\n", student_link(row.student_id),
                          h(row.status), h(detail));
   }
   html += "<section>\n<h2>Submissions that need a look</h2>\n";
@@ -143,10 +156,14 @@ void most_failed(std::string& html, const std::vector<SubmissionRow>& rows) {
 }
 
 void timings(std::string& html, const cudalabs::config::LabConfig& lab, const std::vector<SubmissionRow>& rows) {
-  if (lab.performance.empty()) return;
+  // Timing previews are the students' self-check only: a grade never runs them.
+  const bool any_graded = std::any_of(lab.performance.begin(), lab.performance.end(),
+                                      [](const auto& spec) { return !spec.preview; });
+  if (!any_graded) return;
   html += "<section>\n<h2>Timed cases</h2>\n<p class=\"note\">Median times of the submissions whose result was "
           "correct and measured, and the reference's in the same runs.</p>\n";
   for (const auto& spec : lab.performance) {
+    if (spec.preview) continue;
     std::vector<double> student, solution;
     for (const auto& row : rows) {
       for (const auto& test : row.tests) {
@@ -222,6 +239,32 @@ void leaderboards(std::string& html, const std::vector<CaseLeaderboard>& boards,
   html += "</section>\n";
 }
 
+// --canvas-roster: who canvas.csv could not place (also in canvas_unmatched.csv).
+void canvas_section(std::string& html, const CanvasGradebook& canvas) {
+  html += fmt::format("<section>\n<h2>Canvas import</h2>\n<p>canvas.csv: {} of {} roster students matched a "
+                      "submission by SIS User ID.</p>\n",
+                      canvas.matched, canvas.roster_students);
+  if (canvas.without_submission.empty() && canvas.not_on_roster.empty()) {
+    html += "<p class=\"note\">Every roster student has a submission and every submission is on the roster.</p>\n"
+            "</section>\n";
+    return;
+  }
+  html += "<table>\n<tr><th>unmatched</th><th>SIS User ID</th><th>submission</th><th>name</th><th>status</th>"
+          "<th class=\"num\">total</th></tr>\n";
+  for (const RosterStudent& student : canvas.without_submission) {
+    html += fmt::format("<tr><td>roster student without a submission (empty cell in canvas.csv)</td>"
+                        "<td class=\"name\">{}</td><td></td><td>{}</td><td></td><td></td></tr>\n",
+                        h(student.sis_user_id), h(student.name));
+  }
+  for (const UnmatchedSubmission& submission : canvas.not_on_roster) {
+    html += fmt::format("<tr><td>submission not on the roster (not in canvas.csv)</td><td class=\"name\">{}</td>"
+                        "<td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>\n",
+                        h(submission.sis_user_id), h(submission.student_id), h(submission.name),
+                        h(submission.status), submission.total ? points(*submission.total) : "");
+  }
+  html += "</table>\n</section>\n";
+}
+
 }  // namespace
 
 double quantile(const std::vector<double>& sorted, double q) {
@@ -247,6 +290,7 @@ std::string summary_page(const SummaryInput& input) {
   timings(html, lab, rows);
   grading_time(html, rows);
   if (input.leaderboards) leaderboards(html, *input.leaderboards, input.leaderboard_size);
+  if (input.canvas) canvas_section(html, *input.canvas);
   html += "<footer>labgrade batch summary; each student's reports are in reports/&lt;student&gt;/</footer>\n"
           "</body>\n</html>\n";
   return html;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "canvas_csv.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "leaderboard.hpp"
 #include "results_store.hpp"
@@ -18,6 +19,7 @@ struct SummaryInput {
   std::optional<double> batch_seconds;  // wall time of the run that wrote the page, when it graded
   const std::vector<CaseLeaderboard>* leaderboards = nullptr;  // null: no leaderboard
   std::size_t leaderboard_size = 20;
+  const CanvasGradebook* canvas = nullptr;  // null: no --canvas-roster
 };
 
 std::string summary_page(const SummaryInput& input);

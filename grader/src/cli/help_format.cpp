@@ -46,7 +46,11 @@ std::string program_name(const char* argv0) {
 std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
   if (!option->get_option_text().empty()) return " " + option->get_option_text();
   std::string placeholder = option->get_type_name();
-  placeholder = placeholder.substr(0, placeholder.find(':'));  // the validators' notes go
+  const std::size_t colon = placeholder.find(':');
+  const std::string note = colon == std::string::npos ? "" : placeholder.substr(colon + 1);
+  placeholder = placeholder.substr(0, colon);  // the validators' notes go
+  // ... except where one says what the text is: an existing DIR or FILE reads better than the option's name.
+  if (placeholder == "TEXT" && (note == "DIR" || note == "FILE")) placeholder = note;
   // A positional's name says enough; a flag has no value.
   if (option->get_positional() || option->get_type_size() == 0 || placeholder.empty()) return "";
   if (placeholder == "TEXT") {
@@ -60,6 +64,10 @@ std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
   if (option->get_expected_max() > 1 && placeholder.find("...") == std::string::npos) text += " ...";
   if (option->get_required()) text += " (required)";
   return text;
+}
+
+std::string failure_message(const CLI::App* app, const CLI::Error& error) {
+  return "labgrade: " + CLI::FailureMessage::simple(app, error);
 }
 
 }  // namespace labgrade::cli

@@ -15,13 +15,18 @@ std::string program_name(const char* argv0);
 class HelpFormatter : public CLI::Formatter {
  public:
   // An option's placeholder: its option_text if set, else its type name without the validators'
-  // descriptions, where "TEXT" becomes the option's long name in capitals (--out: OUT). A
+  // descriptions, where "TEXT" becomes DIR or FILE when a validator says it is an existing one,
+  // else the option's long name in capitals (--work-dir: WORK_DIR). A
   // positional argument's name says enough: no placeholder.
   std::string make_option_opts(const CLI::Option* option) const override;
   std::string make_option_desc(const CLI::Option* option) const override;
   std::string make_subcommand(const CLI::App* command) const override;
   std::string make_description(const CLI::App* command) const override;
 };
+
+// A command-line mistake as labgrade reports every error: "labgrade: " first (CLI11's own
+// message, then its hint to run --help). For CLI::App::failure_message.
+std::string failure_message(const CLI::App* app, const CLI::Error& error);
 
 // `text` with its lines broken at spaces to at most `width` columns (a longer word stays whole).
 std::string wrap(const std::string& text, std::size_t width);

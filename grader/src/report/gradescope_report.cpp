@@ -16,28 +16,7 @@ std::string overview(const GradeResult& report) {
   std::string text = fmt::format("{} — {}\nScore: {} / {} ({})\n", report.lab, report.title,
                                  format_points(report.points_earned), format_points(report.points_possible),
                                  report.status_detail);
-  if (report.late) text += late_penalty_line(report) + "\n";
-  if (!report.device.empty()) text += "Device: " + report.device + "\n";
-  if (!report.staged_files.empty()) {
-    text += "Files used:";
-    for (const auto& file : report.staged_files) text += " " + file;
-    text += "\n";
-  }
-  if (!report.ignored_files.empty()) {
-    text += "Ignored (only the lab's student files are graded):";
-    for (const auto& file : report.ignored_files) text += " " + file;
-    if (report.ignored_not_listed) text += fmt::format(" and {} more", report.ignored_not_listed);
-    text += "\n";
-  }
-  if (!report.rule_violations.empty()) {
-    text += "\nRules broken (the lab scores 0):\n";
-    for (const auto& violation : report.rule_violations) text += "  " + violation + "\n";
-  }
-  if (report.build.attempted && !report.build.succeeded) {
-    text += "\nThe code did not compile. Compiler output:\n" + report.build.output;
-    if (!text.empty() && text.back() != '\n') text += "\n";
-  }
-  return text;
+  return text + submission_overview(report);
 }
 
 std::string test_output(const ScoredTest& test) {

@@ -46,6 +46,10 @@ std::string format_points(double points);  // "4", "7.5"
 // Empty without one.
 std::string late_penalty_line(const GradeResult& report);
 
+// The lines an LMS report (Gradescope, PrairieLearn) shows before the tests: the late penalty,
+// the device, the files used and ignored, broken rules, the compiler's messages.
+std::string submission_overview(const GradeResult& report);
+
 // "2.5 s in all: staging 0.00 s, build 1.7 s, tests 0.7 s" (", waited 3.1 s for the GPU" when it did).
 std::string time_breakdown(const GradeResult& report);
 

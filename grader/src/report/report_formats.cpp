@@ -7,6 +7,7 @@
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
+#include "report/prairielearn_report.hpp"
 #include "report/text_report.hpp"
 
 namespace labgrade {
@@ -43,6 +44,11 @@ const std::vector<ReportFormat>& report_formats() {
        "results.json", true, render_gradescope},
       {"html", "HTML", "--html", "Also write the report as a self-contained HTML page to this file", "report.html",
        false, html_report},
+      // Written for every run: one that is not a grade says so ("gradable": false) rather than score 0.
+      {"prairielearn", "PrairieLearn", "--prairielearn",
+       "Also write PrairieLearn's external-grader results.json to this file (\"gradable\": false when the run "
+       "is not a grade)",
+       "prairielearn_results.json", false, prairielearn_report},
   };
   return formats;
 }

@@ -42,11 +42,12 @@ std::string open(double height, const std::string& title) {
 
 }  // namespace
 
-std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit) {
+std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit,
+                      Ticks ticks) {
   double max = 0;
   for (const auto& bar : bars) max = std::max({max, bar.value, bar.high});
   if (!(max > 0) || !std::isfinite(max)) max = 1;
-  const double step = tick_step(max);
+  const double step = ticks == Ticks::Whole ? std::max(1.0, tick_step(max)) : tick_step(max);
   const double axis_max = std::ceil(max / step) * step;
   const auto x = [&](double value) { return kLabelWidth + kPlotWidth * std::clamp(value, 0.0, axis_max) / axis_max; };
   const double plot_bottom = kTitleHeight + kRowHeight * static_cast<double>(bars.size());

@@ -15,8 +15,12 @@ struct Bar {
   std::string color;       // CSS colour
 };
 
+// Whether the axis may show fractions (times) or counts things (submissions: never "0.5").
+enum class Ticks { Any, Whole };
+
 // Horizontal bars on one linear axis starting at 0, its ticks labelled in `unit`.
-std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit);
+std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit,
+                      Ticks ticks = Ticks::Any);
 
 // "Roofline-style": `achieved` as a filled bar inside a track as long as `peak` (the device's
 // measured ceiling), labelled with the fraction of peak. The track grows when achieved > peak.

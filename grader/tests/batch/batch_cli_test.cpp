@@ -209,10 +209,15 @@ TEST_F(BatchCli, ResumesAfterBeingKilled) {
   fs::copy(kFixtures / "syntax_error", class_dir() / "gina");
   fs::copy(kFixtures / "syntax_error", class_dir() / "hugo");
   const fs::path log = root_ / "first.log";
+  // Both batches' temp directory: what the killed one leaves there is seen, and never left in the
+  // real $TMPDIR (issue 30: a labgrade-01_vector_add-XXXXXX folder after every ctest run).
+  const fs::path temp = root_ / "tmp";
+  fs::create_directories(temp);
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::setpgid(0, 0);
+    ::setenv("TMPDIR", temp.c_str(), 1);
     std::freopen(log.c_str(), "w", stdout);
     ::dup2(STDOUT_FILENO, STDERR_FILENO);
     ::execl(LABGRADE_EXECUTABLE, LABGRADE_EXECUTABLE, "batch", "01_vector_add", class_dir().c_str(), "--out",
@@ -233,8 +238,18 @@ TEST_F(BatchCli, ResumesAfterBeingKilled) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(saw_one) << "the batch did not get through a first submission";
 
-  const ProcessResult resumed = batch({});
+  const auto work_dirs = [&] {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(temp)) {
+      if (entry.path().filename().string().rfind("labgrade-01_vector_add-", 0) == 0) {
+        names.push_back(entry.path().filename().string());
+      }
+    }
+    return names;
+  };
+  const ProcessResult resumed = batch({}, {{"TMPDIR", temp.string()}});
   EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(work_dirs(), std::vector<std::string>{}) << "the killed batch's work directory is removed by the next one";
   const auto [to_grade, kept] = counts(resumed.output);
   EXPECT_GE(kept, 1) << resumed.output;
   EXPECT_GE(to_grade, 1) << "killed before the end: " << resumed.output;
@@ -248,6 +263,50 @@ TEST_F(BatchCli, ResumesAfterBeingKilled) {
 std::string read_file(const fs::path& file) {
   std::ifstream in(file);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// --canvas-roster: canvas.csv beside gradebook.csv, by the roster's SIS User IDs; a student without
+// a submission and submissions not on the roster are listed, never dropped.
+TEST_F(BatchCli, WritesACanvasImportFromARoster) {
+  add_broken_submissions();
+  const fs::path roster = root_ / "roster.csv";
+  std::ofstream(roster) << "Student,ID,SIS User ID,SIS Login ID,Section\n"
+                           "Bob Builder,11,bob,bob@uni.edu,A\n"
+                           "Carol Singer,12,carol,carol@uni.edu,A\n"
+                           "Zed Absent,13,zed,zed@uni.edu,B\n";
+  const ProcessResult run = batch({"--canvas-roster", roster.string(), "--canvas-assignment", "Lab 1 (4242)"});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(read_file(out() / "canvas.csv"),
+            "Student,ID,SIS User ID,SIS Login ID,Section,Lab 1 (4242)\r\n"
+            "Points Possible,,,,,100\r\n"
+            "Bob Builder,11,bob,bob@uni.edu,A,0\r\n"
+            "Carol Singer,12,carol,carol@uni.edu,A,0\r\n"
+            "Zed Absent,13,zed,zed@uni.edu,B,\r\n");
+  EXPECT_EQ(read_file(out() / "canvas_unmatched.csv"),
+            "kind,sis_user_id,submission,name,section,status,total\r\n"
+            "roster student without a submission,zed,,Zed Absent,B,,\r\n"
+            "submission not on the roster,dave,dave,,,compile_error,0\r\n"
+            "submission not on the roster,erin,erin,,,rejected,0\r\n"
+            "submission not on the roster,frank,frank,,,rule_violation,0\r\n");
+  EXPECT_NE(run.output.find("canvas.csv: 2 of 3 roster students matched a submission by SIS User ID; no submission "
+                            "from: zed (Zed Absent); not on the roster (not in canvas.csv): dave (compile_error, 0), "
+                            "erin (rejected, 0), frank (rule_violation, 0)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(read_file(out() / "summary.html").find("<h2>Canvas import</h2>"), std::string::npos);
+}
+
+TEST_F(BatchCli, AMalformedRosterStopsTheBatchBeforeAnyGrade) {
+  add_broken_submissions();
+  const fs::path roster = root_ / "roster.csv";
+  std::ofstream(roster) << "Student,SIS User ID\nBob,bob\nSinger, Carol,carol\n";
+  const ProcessResult run = batch({"--canvas-roster", roster.string()});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("labgrade: --canvas-roster: " + roster.string() +
+                            ":3: 3 fields where the header has 2; expected one field per column"),
+            std::string::npos)
+      << run.output;
+  EXPECT_FALSE(fs::exists(out() / "results.sqlite")) << "nothing was graded";
 }
 
 TEST_F(BatchCli, LatePolicyAppliesFromGradescopeSubmissionTimes) {
@@ -361,8 +420,11 @@ TEST_F(BatchCli, SlurmWithoutWaitingIsCollectedLater) {
   EXPECT_NE(submitted.output.find("--collect"), std::string::npos) << submitted.output;
   EXPECT_TRUE(fs::exists(out() / "slurm" / "state.json"));
 
+  // canvas.csv, too, when the batch is collected.
+  const fs::path roster = root_ / "roster.csv";
+  std::ofstream(roster) << "Student,SIS User ID\nBob,bob\n";
   ProcessSpec collect;
-  collect.argv = {LABGRADE_EXECUTABLE, "batch", "--collect", out().string()};
+  collect.argv = {LABGRADE_EXECUTABLE, "batch", "--collect", out().string(), "--canvas-roster", roster.string()};
   collect.extra_env = env;
   collect.timeout_seconds = 900;
   const ProcessResult collected = labgrade::run_process(collect);
@@ -370,6 +432,10 @@ TEST_F(BatchCli, SlurmWithoutWaitingIsCollectedLater) {
   const auto book = gradebook();
   EXPECT_EQ(book.size(), 5u);
   expect_broken_ones_graded(book);
+  EXPECT_EQ(read_file(out() / "canvas.csv"),
+            "Student,ID,SIS User ID,SIS Login ID,Section,01_vector_add\r\nPoints Possible,,,,,100\r\nBob,,bob,,,0\r\n");
+  EXPECT_NE(collected.output.find("canvas.csv: 1 of 1 roster students matched"), std::string::npos)
+      << collected.output;
 }
 
 // Through a real Slurm cluster: ctest's batch_through_real_slurm starts a single-node one

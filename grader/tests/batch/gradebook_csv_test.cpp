@@ -70,6 +70,20 @@ TEST(GradebookCsv, ColumnsRowsAndBlanks) {
   EXPECT_EQ(lines[2], "bob,,,100,no_cuda_device,,,,,,,,,\"not a grade: no CUDA device, \"\"skipped\"\"\"");
 }
 
+TEST(GradebookCsv, TimingPreviewsHaveNoColumn) {
+  auto lab = two_tests_one_case();
+  cudalabs::config::PerformanceSpec preview;
+  preview.name = "add_2to26";
+  preview.preview = true;
+  preview.visibility = cudalabs::config::Visibility::Public;
+  lab.performance.push_back(preview);
+  std::ostringstream csv;
+  write_gradebook(csv, lab, {});
+  EXPECT_EQ(csv.str(),
+            "student_id,name,total,points_possible,status,points_before_late_penalty,late_days,late_penalty_percent,"
+            "late_penalty_points,submitted_at,Add.Small,Add.Large,Performance.add_2to26,detail\r\n");
+}
+
 TEST(GradebookCsv, FieldsAreQuotedAndFormulasDefused) {
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_EQ(csv_field("a,b"), "\"a,b\"");

@@ -2,6 +2,15 @@
 // summary page built from the results database's rows.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "batch/batch_engine.hpp"
+#include "batch/batch_progress.hpp"
 #include "batch/leaderboard.hpp"
 #include "batch/summary_page.hpp"
 
@@ -81,7 +90,7 @@ TEST(SummaryPage, ShowsTheClassAtAGlance) {
   EXPECT_NE(html.find("<div class=\"value\">1</div>compile errors"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"value\">1</div>no GPU: not graded"), std::string::npos);
   EXPECT_NE(html.find("1m05s"), std::string::npos) << "the run's wall time";
-  EXPECT_NE(html.find("Score as a share of the points, 4 graded submissions"), std::string::npos);
+  EXPECT_NE(html.find("Score as a share of the points: 4 submissions with a grade"), std::string::npos);
   // carol's timed case crashed: she needs a look although she has a grade.
   EXPECT_NE(html.find("Performance.add_big crashed"), std::string::npos);
   // Most failed: Add.Small failed for carol among the three graded normally.
@@ -93,6 +102,112 @@ TEST(SummaryPage, ShowsTheClassAtAGlance) {
 
   SummaryInput without{&lab, &rows, std::nullopt, nullptr};
   EXPECT_EQ(summary_page(without).find("Leaderboard"), std::string::npos);
+}
+
+// What an instructor hit (issue 30): previews among the timed cases, histogram labels without
+// their '[', "0.5 submissions" on the axis, "1 graded submissions" beside "0 graded normally",
+// student names that did not lead to their reports.
+TEST(SummaryPage, ReadsConsistently) {
+  auto lab = timed_lab();
+  cudalabs::config::PerformanceSpec preview;
+  preview.name = "add_big_preview";
+  preview.preview = true;
+  preview.visibility = cudalabs::config::Visibility::Public;
+  lab.performance.push_back(preview);
+  const std::vector<SubmissionRow> rows{timed_row("erin", status::kCompileError, std::nullopt, "not run")};
+  SummaryInput input{&lab, &rows, std::nullopt, nullptr};
+  const std::string html = summary_page(input);
+  EXPECT_NE(html.find("<h3><span class=\"name\">add_big</span></h3>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("add_big_preview"), std::string::npos) << "a preview is never graded: not a timed case here";
+  EXPECT_NE(html.find(">[90-100%]</text>"), std::string::npos) << html;
+  EXPECT_NE(html.find(">[0-10%)</text>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("0.5 submissions"), std::string::npos) << "counts are whole";
+  EXPECT_EQ(html.find("0.25 submissions"), std::string::npos) << "counts are whole";
+  EXPECT_NE(html.find(">1 submissions</text>"), std::string::npos) << "the axis's one tick past 0";
+  EXPECT_NE(html.find("Score as a share of the points: 1 submission with a grade"), std::string::npos) << html;
+  EXPECT_NE(html.find("<div class=\"value\">0</div>compiled and tested"), std::string::npos) << html;
+  EXPECT_EQ(html.find("graded normally"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"reports/erin/report.html\">erin</a>"), std::string::npos)
+      << "a student who needs a look links to their report";
+}
+
+TEST(BatchProgress, CountsTheSameThingsInTheSameWords) {
+  std::ostringstream out;
+  BatchProgress progress(out, false);
+  progress.start(3, 0);
+  SubmissionRow graded = timed_row("alice", status::kGraded, 2.0);
+  SubmissionRow zero = timed_row("bob", status::kCompileError, std::nullopt);
+  SubmissionRow no_gpu = timed_row("gus", status::kNoCudaDevice, std::nullopt);
+  progress.finished(graded);
+  progress.finished(zero);
+  progress.finished(no_gpu);
+  progress.end();
+  const std::string text = out.str();
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("[", 0) == 0) {
+      EXPECT_EQ(line.find("failed"), std::string::npos) << "a missing GPU is no failure: " << line;
+    }
+  }
+  EXPECT_NE(text.find("[3/3] gus: no grade (no_cuda_device) in 8.0 s; so far 1 scored 0 untested, 1 not graded"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("labgrade batch: 3 of 3 submissions done in 0s: 2 graded (1 of them 0 before any test ran: "
+                      "compile error, rejected or a broken rule), 1 not graded (no CUDA device, or labgrade failed on "
+                      "it)"),
+            std::string::npos)
+      << text;
+}
+
+TEST(GradebookDetail, ACompileErrorSaysWhereTheCompilersMessagesAre) {
+  labgrade::GradeResult report;
+  report.mode = "grade";
+  report.status_detail = "the code did not compile; the compiler's messages are below";
+  report.build.attempted = true;
+  report.build.succeeded = false;
+  EXPECT_EQ(gradebook_detail(report, "bob smith"),
+            "the code did not compile; the compiler's messages are in reports/bob_smith/report.txt");
+  report.build.succeeded = true;
+  report.status_detail = "graded";
+  EXPECT_EQ(gradebook_detail(report, "bob"), "graded");
+}
+
+// A batch killed with kill -9 leaves its grades' work directories; the next batch on the machine
+// removes them (issue 30: ctest left a labgrade-01_vector_add-XXXXXX folder behind every run).
+TEST(WorkDirectories, ThoseOfAKilledBatchAreRemovedByTheNext) {
+  namespace fs = std::filesystem;
+  const fs::path temp = fs::path(::testing::TempDir()) / "batch_work_dirs";
+  fs::remove_all(temp);
+  fs::create_directories(temp);
+  const char* previous = std::getenv("TMPDIR");
+  const std::string saved = previous ? previous : "";
+  ::setenv("TMPDIR", temp.c_str(), 1);
+  const fs::path mine = make_work_dir("01_vector_add");
+  const pid_t child = ::fork();
+  if (child == 0) std::_Exit(0);
+  ::waitpid(child, nullptr, 0);  // a pid that is gone
+  const std::string own = "-b" + std::to_string(::getpid()) + "-";
+  std::string name = mine.filename().string();
+  ASSERT_EQ(name.rfind("labgrade-01_vector_add" + own, 0), 0u) << name;
+  const fs::path killed = temp / (name.substr(0, name.find(own)) + "-b" + std::to_string(child) + "-" +
+                                  name.substr(name.find(own) + own.size()));
+  std::string other_host_name = killed.filename().string();
+  const std::string tag = other_host_name.substr(other_host_name.size() - 15, 8);
+  other_host_name.replace(other_host_name.size() - 15, 8, tag == "00000000" ? "11111111" : "00000000");
+  const fs::path other_host = temp / other_host_name;  // another machine's, on a shared temp: never touched
+  const fs::path unrelated = temp / "labgrade-01_vector_add-AbC123";  // a `grade`'s own: never touched
+  for (const fs::path& dir : {killed, other_host, unrelated}) fs::create_directories(dir / "build");
+  remove_stale_work_dirs();
+  if (previous) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  EXPECT_FALSE(fs::exists(killed)) << killed;
+  EXPECT_TRUE(fs::exists(mine)) << "this batch's own";
+  EXPECT_TRUE(fs::exists(other_host));
+  EXPECT_TRUE(fs::exists(unrelated));
+  fs::remove_all(temp);
 }
 
 TEST(SummaryPage, QuantilesInterpolate) {

@@ -11,6 +11,7 @@
 #include "cli/command_suggestion.hpp"
 #include "cli/help_format.hpp"
 #include "cli/lab_list.hpp"
+#include "cudalabs/course/lab_config.hpp"
 #include "model/exit_codes.hpp"
 #include "text/utf8.hpp"
 
@@ -95,7 +96,7 @@ TEST(HelpFormatter, ShowsPlaceholdersWithoutTypeNotes) {
   const std::string help = grade->help("labgrade");  // as CLI11 calls it for `labgrade grade --help`
   EXPECT_CONTAINS(help, "Usage: labgrade grade [OPTIONS] lab");
   EXPECT_CONTAINS(help, "-s,--submission PATH (required)");
-  EXPECT_CONTAINS(help, "--out OUT ");
+  EXPECT_CONTAINS(help, "--out DIR ") << "an existing directory reads as DIR, not as the option's name";
   EXPECT_CONTAINS(help, "--format FORMAT ...");
   for (const char* noise : {"TEXT", "(existing)", "REQUIRED", "{text,json}", "--keep KEEP"}) {
     EXPECT_EQ(help.find(noise), std::string::npos) << noise << " in:\n" << help;
@@ -105,6 +106,66 @@ TEST(HelpFormatter, ShowsPlaceholdersWithoutTypeNotes) {
     if (line.find("www") == std::string::npos) {
       EXPECT_LE(line.size(), 90u) << line;
     }
+  }
+}
+
+TEST(HelpFormatter, PlaceholdersReadAsWords) {
+  CLI::App app{"A course tool", "labgrade"};
+  app.formatter(std::make_shared<HelpFormatter>());
+  std::string collect, only, work_dir;
+  auto* batch = app.add_subcommand("batch", "Grade a class");
+  batch->add_option("--collect", collect, "Finish there")->check(CLI::ExistingDirectory);
+  batch->add_option("--only", only, "These students")->check(CLI::ExistingFile);
+  batch->add_option("--work-dir", work_dir, "Work there");
+  const std::string help = batch->help("labgrade");
+  EXPECT_CONTAINS(help, "--collect DIR ");
+  EXPECT_CONTAINS(help, "--only FILE ");
+  EXPECT_CONTAINS(help, "--work-dir WORK_DIR ");
+  EXPECT_EQ(help.find("COLLECT"), std::string::npos) << help;
+}
+
+TEST(FailureMessage, CarriesTheProgramsPrefix) {
+  CLI::App app{"A course tool", "labgrade"};
+  app.failure_message(failure_message);
+  int jobs = 0;
+  app.add_option("--jobs", jobs, "How many");
+  try {
+    app.parse(std::string("--jobs"), false);  // its value missing
+    ADD_FAILURE() << "parsed";
+  } catch (const CLI::ParseError& error) {
+    std::ostringstream out, err;
+    app.exit(error, out, err);
+    EXPECT_EQ(err.str().rfind("labgrade: ", 0), 0u) << err.str();
+    EXPECT_CONTAINS(err.str(), "--jobs");
+    EXPECT_CONTAINS(err.str(), "Run with --help for more information.");
+  }
+}
+
+// Issue 30: a YAML with an unclosed '{' was reported lines later as "illegal block entry", with no
+// hint of the brace.
+TEST(YamlSyntax, AnUnclosedBraceIsNamedWhereItOpens) {
+  const fs::path file = fs::path(::testing::TempDir()) / "unclosed_brace.yaml";
+  std::ofstream(file) << "lab: 01_vector_add   # {a brace in a comment does not count}\n"
+                         "title: \"Vector {add}\"\n"
+                         "total_points: 10\n"
+                         "tests:\n"
+                         "  - {name: VectorAdd.Small, points: 5\n"
+                         "  - name: VectorAdd.Large\n"
+                         "    points: 5\n";
+  try {
+    cudalabs::config::load_lab_config(file);
+    ADD_FAILURE() << "loaded";
+  } catch (const std::exception& error) {
+    EXPECT_CONTAINS(error.what(), "YAML syntax error");
+    EXPECT_CONTAINS(error.what(), "line 5 opens a '{' that is never closed; close it with '}' on that line");
+  }
+  // A file whose braces are all closed gets no such hint.
+  std::ofstream(file) << "lab: 01_vector_add\ntests:\n  - {name: A.B, points: 5}\n  - name: [x\n";
+  try {
+    cudalabs::config::load_lab_config(file);
+    ADD_FAILURE() << "loaded";
+  } catch (const std::exception& error) {
+    EXPECT_EQ(std::string(error.what()).find("opens a '{'"), std::string::npos) << error.what();
   }
 }
 

@@ -18,6 +18,7 @@
 #include "report/gradescope_report.hpp"
 #include "report/html_report.hpp"
 #include "report/junit_report.hpp"
+#include "report/prairielearn_report.hpp"
 #include "report/report_common.hpp"
 #include "report/report_formats.hpp"
 #include "report/report_outputs.hpp"
@@ -414,6 +415,124 @@ TEST(GradescopeReport, HasTheSpecifiedKeysAndTypes) {
   EXPECT_EQ(gradescope_results(graded_report(), options)["tests"][2]["visibility"], "after_due_date");
 }
 
+// PrairieLearn's external-grader results, checked against the fields and types its documentation
+// requires (docs/externalGrading.md, "Grading results"): `score` a number in [0, 1] whenever the
+// submission is gradable; `gradable` a boolean; when false, `format_errors` a string or an array of
+// strings; `tests` entries with a string `name`, numbers `points` and `max_points`, strings
+// `message`, `output` and `description`; the whole file at most 1 MB. "" when it conforms.
+std::string prairielearn_problem(const std::string& text, std::size_t limit = kPrairieLearnResultsLimit) {
+  if (text.size() > limit) return "larger than PrairieLearn's limit: " + std::to_string(text.size()) + " bytes";
+  if (valid_utf8(text) != text) return "invalid UTF-8";
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return "not a JSON object";
+  const bool gradable = !json.contains("gradable") || json.at("gradable") == true;
+  if (json.contains("gradable") && !json.at("gradable").is_boolean()) return "gradable is not a boolean";
+  if (gradable) {
+    if (!json.contains("score") || !json.at("score").is_number()) return "a gradable result without a number score";
+    const double score = json.at("score");
+    if (score < 0 || score > 1) return "score outside [0, 1]";
+  } else {
+    if (!json.contains("format_errors")) return "not gradable, and no format_errors to say why";
+    const auto& errors = json.at("format_errors");
+    if (!errors.is_string() && !errors.is_array()) return "format_errors is neither a string nor an array";
+    if (errors.is_array()) {
+      for (const auto& error : errors) {
+        if (!error.is_string()) return "format_errors holds a non-string";
+      }
+    }
+  }
+  for (const char* key : {"message", "output"}) {
+    if (json.contains(key) && !json.at(key).is_string()) return std::string(key) + " is not a string";
+  }
+  if (json.contains("tests")) {
+    if (!json.at("tests").is_array()) return "tests is not an array";
+    for (const auto& entry : json.at("tests")) {
+      if (!entry.is_object() || !entry.contains("name") || !entry.at("name").is_string()) return "a test without a name";
+      for (const char* key : {"points", "max_points"}) {
+        if (!entry.contains(key) || !entry.at(key).is_number()) return "a test without a number " + std::string(key);
+      }
+      for (const char* key : {"message", "output", "description"}) {
+        if (entry.contains(key) && !entry.at(key).is_string()) return "a test's " + std::string(key) + " is not a string";
+      }
+      if (entry.at("points").get<double>() > entry.at("max_points").get<double>()) return "points above max_points";
+    }
+  }
+  return "";
+}
+
+TEST(PrairieLearnReport, ConformsToTheDocumentedResultsFormat) {
+  for (const auto& [name, report] : fixtures()) {
+    SCOPED_TRACE(name);
+    const std::string text = prairielearn_report(report, kInstructor);
+    EXPECT_EQ(prairielearn_problem(text), "") << text;
+    const nlohmann::json json = nlohmann::json::parse(text);
+    EXPECT_EQ(json.at("gradable"), true) << "a compile error or a broken rule is the student's 0, a grade";
+    ASSERT_EQ(json.at("tests").size(), report.tests.size());
+  }
+  const nlohmann::json graded = nlohmann::json::parse(prairielearn_report(graded_report(), kInstructor));
+  EXPECT_DOUBLE_EQ(graded.at("score").get<double>(), 25.2 / 48);
+  EXPECT_EQ(graded["tests"][0]["name"], "SelfCheck.VectorAddSmall");
+  EXPECT_EQ(graded["tests"][0]["points"], 5);
+  EXPECT_EQ(graded["tests"][0]["max_points"], 5);
+  EXPECT_EQ(graded["tests"][0]["message"], "passed");
+  EXPECT_EQ(graded["tests"][1]["message"], "failed");
+  EXPECT_NE(graded["tests"][1]["output"].get<std::string>().find("expected 1.5"), std::string::npos)
+      << "a public test's details reach the student";
+  EXPECT_EQ(graded["tests"][3]["output"], "(details of hidden tests are not shown)");
+  EXPECT_EQ(graded["tests"][3]["message"], "crashed");
+  EXPECT_EQ(graded["tests"][7]["points"], 6.2);
+  EXPECT_EQ(graded["tests"][7]["message"], "passed, below full credit");
+  EXPECT_EQ(graded["tests"][6]["description"], "timed case (hidden)");
+
+  const nlohmann::json failed_build = nlohmann::json::parse(prairielearn_report(build_failed_report(), kInstructor));
+  EXPECT_EQ(failed_build.at("score"), 0);
+  EXPECT_NE(failed_build.at("output").get<std::string>().find("Compiler output:\nvector_add.cu(7): error"),
+            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(prairielearn_report(rule_violation_report(), kInstructor)).at("score"), 0);
+
+  // Not a grade: PrairieLearn must neither score it nor count the attempt.
+  GradeResult no_gpu = graded_report();
+  no_gpu.status = RunStatus::NoCudaDevice;
+  GradeResult broken_yaml = graded_report();
+  broken_yaml.status = RunStatus::ConfigurationError;
+  GradeResult self_check = graded_report();
+  self_check.mode = "check";
+  for (const GradeResult& report : {no_gpu, broken_yaml, self_check}) {
+    const std::string text = prairielearn_report(report, kInstructor);
+    EXPECT_EQ(prairielearn_problem(text), "") << text;
+    const nlohmann::json json = nlohmann::json::parse(text);
+    EXPECT_EQ(json.at("gradable"), false) << text;
+    EXPECT_FALSE(json.contains("score")) << text;
+    EXPECT_FALSE(json.at("format_errors").empty());
+  }
+  EXPECT_NE(nlohmann::json::parse(prairielearn_report(no_gpu, kInstructor))["format_errors"][0].get<std::string>().find(
+                "no usable CUDA device"),
+            std::string::npos);
+}
+
+TEST(PrairieLearnReport, StaysWithinTheSizeLimit) {
+  GradeResult huge = build_failed_report();
+  huge.build.output.clear();
+  for (int i = 0; i < 60000; ++i) huge.build.output += "vector_add.cu(7): error: \x01 Ünïcødé \xff an error line\n";
+  GradeResult many = graded_report();
+  for (int i = 0; i < 300; ++i) {
+    many.tests.push_back(test("Many.Test" + std::to_string(i), Visibility::Public, 1, 0, TestStatus::Failed,
+                              std::string(20000, '\x02') + "tail", 0.1));
+  }
+  many.points_possible += 300;
+  for (const GradeResult& report : {huge, many}) {
+    const std::string text = prairielearn_report(report, kInstructor);
+    EXPECT_LE(text.size(), kPrairieLearnResultsLimit);
+    EXPECT_EQ(prairielearn_problem(text), "");
+    EXPECT_NE(text.find("more bytes cut: PrairieLearn takes at most 1 MB"), std::string::npos)
+        << "a cut message says so";
+  }
+  // Any limit is kept, down to what the fields themselves need.
+  const std::string small = prairielearn_results(many, 150000).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  EXPECT_LE(small.size() + 1, 150000u);
+  EXPECT_EQ(nlohmann::json::parse(small).at("tests").size(), many.tests.size()) << "every test stays listed";
+}
+
 TEST(HtmlReport, IsSelfContainedWellFormedAndEscaped) {
   for (const auto& [name, report] : fixtures()) {
     for (const ReportView view : {kInstructor, kStudent}) {
@@ -450,6 +569,7 @@ TEST(ReportFormats, StudentViewsNeverShowHiddenTestsDetails) {
       {"junit", junit_report(report, kStudent)},
       {"html", html_report(report, kStudent)},
       {"gradescope", gradescope_results(report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)},
+      {"prairielearn", prairielearn_report(report, kInstructor)},
       {"text", text.str()}};
   for (const auto& [format, rendered] : views) {
     EXPECT_EQ(rendered.find(kSecret), std::string::npos) << format;
@@ -531,7 +651,8 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   prepare_report_outputs(outputs);  // creates the directory
   std::ostringstream out, notes;
   emit_reports(graded_report(), outputs, out, false, notes);
-  for (const char* name : {"report.txt", "report.json", "report.junit.xml", "results.json", "report.html"}) {
+  for (const char* name : {"report.txt", "report.json", "report.junit.xml", "results.json", "report.html",
+                           "prairielearn_results.json"}) {
     EXPECT_TRUE(fs::is_regular_file(dir / "all" / name)) << name;
     EXPECT_NE(out.str().find((dir / "all" / name).string()), std::string::npos) << "says where " << name << " went";
   }
@@ -585,6 +706,10 @@ TEST(ReportOutputs, OnlyAGradeWritesTheGradescopeReport) {
     for (const char* other : {"report.txt", "report.json", "report.junit.xml", "report.html"}) {
       EXPECT_TRUE(fs::is_regular_file(dir / name / "all" / other)) << other;
     }
+    // PrairieLearn is told, rather than left without a file: not gradable, no score, no attempt lost.
+    const nlohmann::json prairielearn = nlohmann::json::parse(read(dir / name / "all" / "prairielearn_results.json"));
+    EXPECT_EQ(prairielearn.at("gradable"), false);
+    EXPECT_FALSE(prairielearn.contains("score"));
     EXPECT_NE(notes.str().find("no Gradescope report written to " + (dir / name / "results.json").string() +
                                ": this run is not a grade"),
               std::string::npos)
@@ -621,7 +746,7 @@ TEST(ReportFormats, EachFormatHasOneEntryAndItsOwnFile) {
     EXPECT_FALSE(format.render(graded_report(), ReportView{true}).empty()) << format.name;
   }
   EXPECT_EQ(find_report_format("pdf"), nullptr);
-  EXPECT_EQ(report_format_names(" or "), "text, json, junit, gradescope or html");
+  EXPECT_EQ(report_format_names(" or "), "text, json, junit, gradescope, html or prairielearn");
 }
 
 }  // namespace

@@ -38,9 +38,14 @@ endif()
 # it labgrade is built without them (they then say how to get it).
 include(CudalabsFindHttplib)
 set(CUDALABS_HTTP ${CUDALABS_HTTPLIB_FOUND})
+# The service stores its tokens as SHA-256 hashes, from OpenSSL's libcrypto.
+find_package(OpenSSL QUIET COMPONENTS Crypto)
 set(CUDALABS_SERVE OFF)
-if(CUDALABS_HTTP AND CUDALABS_BATCH)
+if(CUDALABS_HTTP AND CUDALABS_BATCH AND OpenSSL_FOUND)
   set(CUDALABS_SERVE ON)
+elseif(CUDALABS_HTTP AND CUDALABS_BATCH)
+  message(STATUS "cudalabs: OpenSSL's libcrypto not found (Debian/Ubuntu: libssl-dev): labgrade is built without "
+                 "`serve` and `tokens`")
 endif()
 if(NOT CUDALABS_HTTP)
   message(STATUS "cudalabs: cpp-httplib not found (Debian/Ubuntu: libcpp-httplib-dev; or upstream's single "

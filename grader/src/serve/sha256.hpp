@@ -1,6 +1,7 @@
 #pragma once
-// SHA-256 (FIPS 180-4), for storing the service's tokens hashed. A token is 256 random bits, so
-// one plain hash suffices (no salt or slow KDF: nothing to guess from a dictionary).
+// SHA-256, for storing the service's tokens hashed (OpenSSL's libcrypto computes it). A token is
+// 256 random bits, so one plain hash suffices (no salt or slow KDF: nothing to guess from a
+// dictionary).
 #include <string>
 #include <string_view>
 

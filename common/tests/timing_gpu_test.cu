@@ -315,6 +315,21 @@ TEST_F(TimingGpu, EveryTimedCallIsChecked) {
   }
 }
 
+// An input that changes while the reference runs (the student's runner holds its memory too, and
+// could rewrite it into a pattern slow for the reference) fails the case.
+TEST_F(TimingGpu, AnInputChangedDuringTheReferencesSampleFailsTheCase) {
+  TwiceWorkload w;
+  Workload work = w.workload([&](cudaStream_t s) { TwiceWorkload::run(w.in_.data(), w.out_.data(), s); });
+  work.sealed_inputs = {{w.in_.data(), w.in_.bytes(), "in"}};
+  work.solution = [&](cudaStream_t s) {
+    TwiceWorkload::run(w.in_.data(), w.out_.data(), s);
+    CUDALABS_CHECK(cudaMemsetAsync(w.in_.data(), 0, sizeof(float), s));
+  };
+  const PairedResult result = measure_interleaved(work, quick_policy());
+  EXPECT_NE(result.integrity_failure.find("the input in changed while the reference ran on sample 1"), std::string::npos)
+      << result.integrity_failure;
+}
+
 TEST_F(TimingGpu, TheFlushResetsPersistingL2) {
   L2Flusher flusher;
   if (!flusher.has_persisting_l2()) GTEST_SKIP() << "this GPU has no persisting L2 lines";

@@ -181,14 +181,19 @@ std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
   return sums;
 }
 
+// The first sealed input whose checksum no longer matches, or null.
+const SealedInput* changed_input(const Workload& work, const std::vector<std::uint64_t>& sums) {
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    if (device_checksum(work.sealed_inputs[i].data, work.sealed_inputs[i].bytes) != sums[i]) return &work.sealed_inputs[i];
+  }
+  return nullptr;
+}
+
 // After the student's call: "" when every sealed input is as sealed, then what verify says.
 std::string check_student_call(const Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
                                cudaStream_t stream) {
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    const SealedInput& input = work.sealed_inputs[i];
-    if (device_checksum(input.data, input.bytes) != sums[i]) {
-      return "its input " + input.name + " was changed (inputs are read-only)";
-    }
+  if (const SealedInput* input = changed_input(work, sums)) {
+    return "its input " + input->name + " was changed (inputs are read-only)";
   }
   const remote::CheckingScope checking;  // the expected outputs are made by a runner that is not timed
   return work.verify ? work.verify(seed, stream) : std::string();
@@ -249,13 +254,21 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
 // The reference's side of a round. It gets the same work before and after its call as the
 // student's (seals, checksums): each sample comes to the GPU from the same state, whatever that
 // work leaves behind (clocks, caches, address translations). In a judge, the idle check before
-// it charges the student (only the student's runner can have left work running).
-double solution_sample(Sampler& sampler, const Workload& work, std::uint64_t seed, cudaStream_t stream,
+// it charges the student (only the student's runner can have left work running), and so does an
+// input that changed while the reference ran: the student's runner holds the inputs' memory too,
+// and rewriting them (to a pattern that is slow for the reference) would tilt the ratio.
+double solution_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
                        OutputSeal& output_seal, PairedResult& result) {
   double busy_before = 0;
-  const double ms = sampler.sample_ms(work.solution, seed, [&] { seal(work, stream); }, &output_seal, &busy_before);
+  std::vector<std::uint64_t> sums;
+  const double ms =
+      sampler.sample_ms(work.solution, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
   charge_busy_device(busy_before, "while the reference was about to run", result);
   static_cast<void>(output_seal.check(stream));
+  if (const SealedInput* input = changed_input(work, sums)) {
+    result.integrity_failure = "the input " + input->name + " changed while the reference ran on sample " +
+                               std::to_string(round + 1) + " (only your code holds it besides the grader)";
+  }
   return ms;
 }
 
@@ -331,9 +344,10 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (round % 2 == 0) {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
       if (!result.integrity_failure.empty()) break;
-      solution_ms = solution_sample(sampler, work, seed, stream, output_seal, result);
+      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
     } else {
-      solution_ms = solution_sample(sampler, work, seed, stream, output_seal, result);
+      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
+      if (!result.integrity_failure.empty()) break;
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
     }
     if (result.integrity_failure.empty()) judge_busy_device(round + 1, false, result);

@@ -2,9 +2,8 @@
 // calls, and believing nothing a runner says but its function's return value.
 #include "cudalabs/remote/judge.hpp"
 
-#include <fcntl.h>
-#include <sched.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -13,14 +12,13 @@
 
 #include <cuda.h>
 
-#include <array>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
-#include <map>
-#include <set>
+#include <cstring>
 #include <string>
+#include <vector>
 #include <system_error>
 
 #include "cudalabs/cuda_check.hpp"

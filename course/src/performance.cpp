@@ -64,4 +64,13 @@ Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const s
   return verdict;
 }
 
+bool could_earn_more_within(const PerformanceSpec& spec, const Verdict& verdict, double relative_error,
+                            const std::string& device) {
+  if (!verdict.applicable || verdict.credit >= 1.0) return false;
+  const bool lower_is_better = threshold_kind(spec.threshold.kind).lower_is_better;
+  const double factor = lower_is_better ? 1.0 / (1.0 + relative_error) : 1.0 + relative_error;
+  const MeasuredFigure better{verdict.figure.median * factor, verdict.figure.low * factor, verdict.figure.high * factor};
+  return judge(spec, better, device).credit > verdict.credit;
+}
+
 }  // namespace cudalabs::config

@@ -620,6 +620,24 @@ TEST(PerformanceVerdict, AbsoluteLimitsDependOnTheDevice) {
   EXPECT_NE(other.explanation.find("not judged on this device"), std::string::npos) << other.explanation;
 }
 
+TEST(PerformanceVerdict, AnotherMeasurementIsWorthItOnlyWithinReachOfMoreCredit) {
+  const PerformanceSpec ratio = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
+  // 1.129x of the solution (97% of the points) is 1.1x or less if the measurement was 15% high.
+  EXPECT_TRUE(could_earn_more_within(ratio, judge(ratio, {1.129, 1.11, 1.134}, "gpu"), 0.15, "gpu"));
+  EXPECT_FALSE(could_earn_more_within(ratio, judge(ratio, {1.05, 1.04, 1.06}, "gpu"), 0.15, "gpu"));  // full points
+  EXPECT_FALSE(could_earn_more_within(ratio, judge(ratio, {2.5, 2.4, 2.6}, "gpu"), 0.15, "gpu"));     // 2.17x: still 0
+  const PerformanceSpec all_or_nothing = spec_with(ThresholdKind::MaxRatioToSolution, 1.05, std::nullopt);
+  EXPECT_TRUE(could_earn_more_within(all_or_nothing, judge(all_or_nothing, {1.2, 1.18, 1.22}, "gpu"), 0.15, "gpu"));
+  EXPECT_FALSE(could_earn_more_within(all_or_nothing, judge(all_or_nothing, {1.3, 1.28, 1.32}, "gpu"), 0.15, "gpu"));
+  // Higher is better for a fraction of peak: 0.72 of peak reaches 0.8 when 15% low.
+  const PerformanceSpec peak = spec_with(ThresholdKind::MinFractionOfPeakBandwidth, 0.8, std::nullopt);
+  EXPECT_TRUE(could_earn_more_within(peak, judge(peak, {0.72, 0.71, 0.73}, "gpu"), 0.15, "gpu"));
+  EXPECT_FALSE(could_earn_more_within(peak, judge(peak, {0.6, 0.59, 0.61}, "gpu"), 0.15, "gpu"));
+  // A limit that does not apply on this device has nothing to gain.
+  PerformanceSpec absolute = spec_with(ThresholdKind::MaxMs, 0, std::nullopt);
+  EXPECT_FALSE(could_earn_more_within(absolute, judge(absolute, {9.0, 8.0, 10.0}, "gpu"), 0.15, "gpu"));
+}
+
 TEST(PerformanceVerdict, ExplainsTheFiguresBehindTheVerdict) {
   const PerformanceSpec spec = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
   EXPECT_EQ(judge(spec, {1.55, 1.5, 1.6}, "gpu").explanation,

@@ -73,6 +73,7 @@ struct JudgeState {
   std::vector<WritableRange> last_call_outputs;
   std::uint64_t calls = 0;
   bool last_student_returned_while_busy = false;
+  double last_transact_host_ms = 0;  // request sent to reply read, by the host's clock
   Runner& runner(Side side);
 };
 

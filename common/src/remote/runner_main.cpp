@@ -138,11 +138,16 @@ Invoke find(const char* name) {
 bool receive(Request& request, std::uint32_t spin_ms) {
   const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(spin_ms);
   ssize_t got = -1;
+  bool nothing_yet = true;  // the spin may be empty (spin_ms 0): then wait at once
   while (std::chrono::steady_clock::now() < spin_until) {
     got = ::recv(kSocket, &request, sizeof request, MSG_TRUNC | MSG_DONTWAIT);
-    if (got >= 0 || (errno != EAGAIN && errno != EINTR)) break;
+    nothing_yet = got < 0 && (errno == EAGAIN || errno == EINTR);
+    if (!nothing_yet) break;
   }
-  if (got < 0 && (errno == EAGAIN || errno == EINTR)) got = ::recv(kSocket, &request, sizeof request, MSG_TRUNC);
+  while (nothing_yet) {
+    got = ::recv(kSocket, &request, sizeof request, MSG_TRUNC);
+    nothing_yet = got < 0 && errno == EINTR;
+  }
   if (got <= 0) return false;
   if (got != static_cast<ssize_t>(sizeof request) || request.magic != kRequestMagic) {
     std::fprintf(stderr, "cudalabs runner: a malformed request\n");

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -103,11 +104,39 @@ class OutputSeal {
   DeviceBuffer<std::uint64_t> slots_;
 };
 
+// CUDALABS_TIMING_TRACE=FILE appends every sample (round, side, time as measured, time scored)
+// to FILE, for whoever tunes or doubts the engine; nothing reads it back.
+class SampleTrace {
+ public:
+  SampleTrace() {
+    if (const char* path = std::getenv("CUDALABS_TIMING_TRACE"); path != nullptr && *path != '\0') {
+      file_ = std::fopen(path, "a");
+    }
+  }
+  ~SampleTrace() {
+    if (file_) std::fclose(file_);
+  }
+  SampleTrace(const SampleTrace&) = delete;
+  SampleTrace& operator=(const SampleTrace&) = delete;
+
+  void note(const char* text) {
+    if (file_) std::fprintf(file_, "# %s\n", text);
+  }
+  void sample(int round, const char* side, double raw_ms, double scored_ms) {
+    if (file_) std::fprintf(file_, "%d %s %.5f %.5f %.5f\n", round, side, raw_ms, scored_ms, remote::last_call_host_ms());
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+};
+
 // The per-sample procedure shared by paired and single measurements.
 class Sampler {
  public:
   Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {})
       : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), judge_(remote::judge_mode()) {}
+
+  SampleTrace* trace = nullptr;  // where pings and samples are also written, if anywhere
 
   void warm(const Launch& launch, std::uint64_t seed) {
     if (prepare_) prepare_(seed, stream_);
@@ -120,13 +149,14 @@ class Sampler {
   void finish_warmup() {
     CUDALABS_CHECK(cudaDeviceSynchronize());
     if (!judge_) return;
-    std::vector<double> pings;
-    for (int i = 0; i < kOverheadPings; ++i) pings.push_back(remote::ping_reference_ms(stream_));
-    std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
-    overhead_ms_ = pings[kOverheadPings / 2];
+    overhead_ms_ = median_ping_ms(remote::Side::reference);
+    student_overhead_ms_ = median_ping_ms(remote::Side::student);
   }
 
   double overhead_ms() const { return overhead_ms_; }
+  double student_overhead_ms() const { return student_overhead_ms_; }
+  // The last sample as the clock saw it, before the round trip was subtracted.
+  double last_raw_ms() const { return last_raw_ms_; }
 
   // `before_launch` runs after prepare, outside the timed region (the input seals). With `seal`,
   // the call's writable memory is checksummed right behind the stop event (in a judge).
@@ -146,6 +176,7 @@ class Sampler {
     timer_.stop(stream_);
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
+    last_raw_ms_ = ms;
     // Only a sample made through a runner carries the round trip.
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
     return remote_call ? std::max(ms - overhead_ms_, kEventResolutionMs) : ms;
@@ -168,9 +199,23 @@ class Sampler {
   StreamFan fan_;
   L2Flusher flusher_;
   EventTimer timer_;
+  double median_ping_ms(remote::Side side) {
+    SampleTrace* trace_ = trace;
+    std::vector<double> pings;
+    for (int i = 0; i < kOverheadPings; ++i) {
+      pings.push_back(remote::ping_ms(side, stream_));
+      if (trace_) trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0);
+    }
+    std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
+    return pings[kOverheadPings / 2];
+  }
+
   bool judge_ = false;
   double overhead_ms_ = 0;
+  double student_overhead_ms_ = 0;
+  double last_raw_ms_ = 0;
 };
+
 
 // Host-held checksums of the sealed inputs, once prepare's work is done.
 std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
@@ -318,6 +363,8 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   const Clock::time_point started = Clock::now();
   const remote::TimingPin pinned;  // in a judge: the judge and its runners on cores of their own
   Sampler sampler(work.prepare, stream, work.side_streams);
+  SampleTrace trace;
+  sampler.trace = &trace;
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
     sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);
@@ -335,20 +382,33 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
 
   PairedResult result;
   result.call_overhead_ms = sampler.overhead_ms();
+  result.student_call_overhead_ms = sampler.student_overhead_ms();
+  char heading[160];
+  std::snprintf(heading, sizeof heading, "case: round trip %.5f ms to the reference's runner, %.5f ms to the student's",
+                result.call_overhead_ms, result.student_call_overhead_ms);
+  trace.note(heading);
   OutputSeal output_seal;
   for (int round = 0;; ++round) {
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
     // Alternate which goes first, so an order effect appears in both directions equally.
+    const auto student_side = [&] {
+      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
+      trace.sample(round, "student", sampler.last_raw_ms(), student_ms);
+    };
+    const auto solution_side = [&] {
+      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
+      trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms);
+    };
     if (round % 2 == 0) {
-      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
+      student_side();
       if (!result.integrity_failure.empty()) break;
-      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
+      solution_side();
     } else {
-      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
+      solution_side();
       if (!result.integrity_failure.empty()) break;
-      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
+      student_side();
     }
     if (result.integrity_failure.empty()) judge_busy_device(round + 1, false, result);
     if (!result.integrity_failure.empty()) break;

@@ -60,15 +60,19 @@ const std::vector<WritableRange>& last_call_outputs();
 // round trip subtracted; trusted work launched in the judge, such as a pipeline's copy stage, not).
 std::uint64_t calls_made() noexcept;
 
+// How long the last call took by the host's clock, from its request to its reply (diagnostics).
+double last_call_host_ms() noexcept;
+
 // Whether the last student call's work was still running on its runner's streams when the
 // function returned (lab 09's API must return without waiting). The one thing a runner reports
 // that the judge takes on its word: a runner taken over by the submission could claim it, and
 // gain only the points of the tests that ask (the outputs are still checked).
 bool last_student_call_returned_while_busy();
 
-// Round trip of a call that launches an empty kernel, to the reference runner, timed like a timed
-// call (CUDA events on `stream` around it); the timing engine subtracts its median from both sides.
-double ping_reference_ms(cudaStream_t stream);
+// Round trip of a call that launches an empty kernel, to one side's runner, timed like a timed
+// call (CUDA events on `stream` around it). The timing engine subtracts the median of the
+// reference's from both sides; the student's runner, untrusted, is pinged only to report it.
+double ping_ms(Side side, cudaStream_t stream);
 
 // While one lives, Side::reference calls go to a third runner (the checker, the same program as
 // the reference's): the timing engine computes the expected outputs there, so each timed runner
@@ -99,6 +103,12 @@ class TimingPin {
   bool active_ = false;
   bool pinned_ = false;
 };
+
+// The student's and the reference's runners are ended; the next call starts new ones. A timed
+// case measured again gets a new pair: each pair of processes carries a bias of its own (the same
+// solution measured 0.94-1.13x of itself on the H100, fixed for a pair, not seen in the round
+// trip of an empty call), so a second draw is a second opinion.
+void replace_timed_runners() noexcept;
 
 // End of a test: the runners close the buffers and segments they opened; a student runner
 // whose context is broken is replaced before the next call.

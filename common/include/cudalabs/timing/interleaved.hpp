@@ -112,6 +112,9 @@ struct PairedResult {
   double max_outstanding_ms = 0;         // longest such wait for the device to go idle
   // In a judge: the median round trip of an empty call, subtracted from every sample (0 in process).
   double call_overhead_ms = 0;
+  // The same round trip to the student's runner: reported, never subtracted (that runner is
+  // untrusted and could slow its pings to have more taken off its samples).
+  double student_call_overhead_ms = 0;
 };
 
 // A student sample after which the device-idle check takes longer than this had work still

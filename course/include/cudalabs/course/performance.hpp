@@ -95,4 +95,10 @@ struct Verdict {
 // `figure` must be in the threshold's unit: a ratio, a fraction of peak or milliseconds.
 Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device);
 
+// Whether the same figure, better by `relative_error` (0.15: a ratio 15% lower, a fraction of
+// peak 15% higher), would earn more than `verdict`: a measurement that may be off by that much
+// is worth repeating only then.
+bool could_earn_more_within(const PerformanceSpec& spec, const Verdict& verdict, double relative_error,
+                            const std::string& device);
+
 }  // namespace cudalabs::config

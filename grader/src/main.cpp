@@ -201,6 +201,12 @@ int main(int argc, char** argv) {
                                   {"batch 01_vector_add export/ --out grades/", "a Gradescope export, the same way"},
                                   {"batch 01_vector_add submissions/ --slurm --gres gpu:1", "on a Slurm cluster"}}) +
                "\n\n" + kBatchExitCodes);
+  labgrade::similarity::SimilarityCommand similarity_command;
+  labgrade::similarity::add_similarity_command(app, similarity_command)
+      ->footer(command_footer(
+          program, examples(program, {{"similarity 01_vector_add submissions/ --out similarity/",
+                                       "rank the class's pairs"},
+                                      {"batch 01_vector_add submissions/ --similarity", "the same, after grading"}})));
 #else
   auto* batch_missing =
       app.add_subcommand("batch", "Grade a class (not in this build: SQLite3 was missing when it was configured)");
@@ -269,6 +275,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("list")) return labgrade::cli::list_labs(paths, std::cout, std::cerr);
 #ifdef CUDALABS_HAS_BATCH
     if (app.got_subcommand("batch")) return labgrade::batch::run_batch_command(paths, batch_command);
+    if (app.got_subcommand("similarity")) {
+      return labgrade::similarity::run_similarity_command(paths, similarity_command);
+    }
 #elif !defined(CUDALABS_STUDENT_COMMANDS_ONLY)
     if (batch_missing->parsed()) {
       std::cerr << "labgrade: batch is not in this build: CMake did not find SQLite3 when labgrade was configured.\n"

@@ -17,6 +17,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "results_store.hpp"
 #include "slurm_batch.hpp"
+#include "similarity/similarity_outputs.hpp"
 
 namespace labgrade::batch {
 namespace fs = std::filesystem;
@@ -91,6 +92,10 @@ CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
                     "123")
       ->option_text("NAME");
   // Written into the Slurm task script by labgrade itself.
+  batch->add_flag("--similarity", command.similarity,
+                  "Also rank the pairs of submissions by shared code (similarity.csv, similarity.html, a section "
+                  "of the summary; needs sim_c++)");
+  similarity::add_similarity_options(*batch, command.similarity_options);
   batch->add_option("--only", command.only, "Grade only the students listed in this file (one id a line)")
       ->check(CLI::ExistingFile)
       ->group("");
@@ -135,11 +140,22 @@ int with_canvas(int exit_code, const CoursePaths& paths, const fs::path& out,
   return exit_code;
 }
 
+// --similarity: the comparison's files beside the gradebook, and its section for the summary. A
+// comparison that cannot be made (sim_c++ missing) says so there; the batch goes on.
+std::string similarity_section_for(const CoursePaths& paths, const BatchCommand& command, const fs::path& out) {
+  similarity::SimilarityCommand options = command.similarity_options;
+  options.lab = command.lab;
+  options.submissions = command.submissions;
+  const similarity::ClassSimilarity found = similarity::compare_and_write(paths, options, out, std::cout);
+  return similarity::similarity_section(found, "similarity.html");
+}
+
 }  // namespace
 
 int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   const auto roster = roster_of(command);
   if (!command.collect.empty()) {
+    if (command.similarity) throw UsageError("--similarity goes with the batch that grades, not with --collect");
     if (!command.lab.empty() || !command.submissions.empty()) {
       throw UsageError("--collect DIR takes no lab or submissions: the Slurm batch in DIR knows them");
     }
@@ -170,6 +186,10 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
     options.max_attempts = command.max_attempts;
     options.leaderboard = command.leaderboard;
     const int code = slurm_batch(paths, request, options, std::cout);
+    if (command.similarity) {
+      // The Slurm tasks write the summary; the comparison needs no GPU and is made here.
+      static_cast<void>(similarity_section_for(paths, command, request.out));
+    }
     if (command.no_wait && roster) {
       std::cout << "labgrade batch: canvas.csv is written when the batch is collected: give --canvas-roster to "
                    "--collect\n";
@@ -196,6 +216,7 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
     OutputOptions options{command.leaderboard, outcome.graded > 0 ? std::optional(seconds) : std::nullopt};
     options.canvas_roster = roster;
     options.canvas_assignment = command.canvas_assignment;
+    if (command.similarity) options.similarity_section = similarity_section_for(paths, command, request.out);
     const WrittenOutputs written = write_batch_outputs(lab, store, request.out, options);
     std::cout << fmt::format("labgrade batch: {} students in {}; summary in {}; reports in {}\n", written.students,
                              written.gradebook.string(), written.summary.string(), (request.out / "reports").string());

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "session/grading_session.hpp"
+#include "similarity/similarity_command.hpp"
 
 namespace labgrade::batch {
 
@@ -27,6 +28,8 @@ struct BatchCommand {
   std::filesystem::path collect;
   std::filesystem::path canvas_roster;  // --canvas-roster: also canvas.csv (canvas_csv.hpp)
   std::string canvas_assignment;        // its assignment column; default: the lab's id
+  bool similarity = false;              // --similarity: also similarity.csv/.html and a summary section
+  similarity::SimilarityCommand similarity_options;
   // A Slurm task's own options (labgrade writes them into the task script).
   std::filesystem::path only;      // a file of student ids, one per line
   std::filesystem::path database;  // the task's shard

@@ -59,6 +59,7 @@ WrittenOutputs write_batch_outputs(const cudalabs::config::LabConfig& lab, Resul
   }
   SummaryInput summary{&lab, &rows, options.batch_seconds, options.leaderboard ? &boards : nullptr};
   if (written.canvas) summary.canvas = &*written.canvas;
+  if (!options.similarity_section.empty()) summary.similarity_section = &options.similarity_section;
   write_report_file(written.summary, summary_page(summary), "summary");
   return written;
 }

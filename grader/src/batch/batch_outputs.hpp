@@ -22,6 +22,8 @@ struct OutputOptions {
   // --canvas-roster: canvas.csv and canvas_unmatched.csv from this roster, for this assignment column.
   std::optional<std::vector<RosterStudent>> canvas_roster;
   std::string canvas_assignment;
+  // --similarity: the summary's section on it (similarity_outputs.hpp), written beside the page.
+  std::string similarity_section;
 };
 
 struct WrittenOutputs {

@@ -291,6 +291,7 @@ std::string summary_page(const SummaryInput& input) {
   grading_time(html, rows);
   if (input.leaderboards) leaderboards(html, *input.leaderboards, input.leaderboard_size);
   if (input.canvas) canvas_section(html, *input.canvas);
+  if (input.similarity_section) html += *input.similarity_section;
   html += "<footer>labgrade batch summary; each student's reports are in reports/&lt;student&gt;/</footer>\n"
           "</body>\n</html>\n";
   return html;

@@ -20,6 +20,7 @@ struct SummaryInput {
   const std::vector<CaseLeaderboard>* leaderboards = nullptr;  // null: no leaderboard
   std::size_t leaderboard_size = 20;
   const CanvasGradebook* canvas = nullptr;  // null: no --canvas-roster
+  const std::string* similarity_section = nullptr;  // null: no --similarity (an HTML section)
 };
 
 std::string summary_page(const SummaryInput& input);

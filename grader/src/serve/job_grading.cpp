@@ -13,7 +13,7 @@
 #include "model/exit_codes.hpp"
 #include "remote_submit/service_api.hpp"
 #include "report/report_outputs.hpp"
-#include "serve/scratch_folder.hpp"
+#include "stage/scratch_folder.hpp"
 
 namespace labgrade::serve {
 namespace fs = std::filesystem;

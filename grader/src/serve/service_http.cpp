@@ -11,7 +11,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "remote_submit/service_api.hpp"
 #include "serve/lab_policy.hpp"
-#include "serve/scratch_folder.hpp"
+#include "stage/scratch_folder.hpp"
 #include "stage/archive_extract.hpp"
 #include "stage/submission_error.hpp"
 

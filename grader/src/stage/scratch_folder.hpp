@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace labgrade::serve {
+namespace labgrade {
 
 class ScratchFolder {
  public:
@@ -27,4 +27,4 @@ class ScratchFolder {
   std::filesystem::path path_;
 };
 
-}  // namespace labgrade::serve
+}  // namespace labgrade

@@ -98,4 +98,11 @@ struct GradeResult {
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
 };
 
+// Whether the run has a score at all: not when no test could run for a reason that is not the
+// submission's (no CUDA device, a broken course configuration). Reports show no points then,
+// rather than a 0 the student did not earn. A compile error or a broken rule is a score (0).
+inline bool has_score(const GradeResult& report) {
+  return report.status != RunStatus::NoCudaDevice && report.status != RunStatus::ConfigurationError;
+}
+
 }  // namespace labgrade

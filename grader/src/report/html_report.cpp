@@ -59,6 +59,12 @@ std::string badge(const ScoredTest& test) {
                      h(to_string(test.outcome.status)));
 }
 
+// "87 / 100", or "no score" for a run that has none (has_score).
+std::string score_text(const GradeResult& report) {
+  if (!has_score(report)) return "no score";
+  return fmt::format("{} / {}", format_points(report.points_earned), format_points(report.points_possible));
+}
+
 const char* score_class(const GradeResult& report) {
   if (report.build.attempted && !report.build.succeeded) return "score bad";
   switch (report.status) {
@@ -88,9 +94,8 @@ bool has_failure_details(const GradeResult& report, const ScoredTest& test) {
 void header(std::string& html, const GradeResult& report) {
   html += fmt::format("<header>\n<h1>{} {} <span class=\"title\">— {}</span></h1>\n",
                       report.mode == "grade" ? "Grade of" : "Self-check of", h(report.lab), h(report.title));
-  html += fmt::format("<div class=\"{}\"><span class=\"points\">{} / {}</span><span>{}</span></div>\n",
-                      score_class(report), format_points(report.points_earned),
-                      format_points(report.points_possible), h(report.status_detail));
+  html += fmt::format("<div class=\"{}\"><span class=\"points\">{}</span><span>{}</span></div>\n",
+                      score_class(report), score_text(report), h(report.status_detail));
   if (report.late) html += "<p class=\"late\">" + h(late_penalty_line(report)) + "</p>\n";
   html += "<table class=\"meta\">\n";
   const auto row = [&](const char* name, const std::string& value) {
@@ -119,8 +124,9 @@ void test_table(std::string& html, const GradeResult& report) {
     html += fmt::format(
         "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td class=\"num\">{} / {}</td>"
         "<td class=\"num\">{:.2f} s</td></tr>\n",
-        name, h(to_string(test.visibility)), badge(test), format_points(test.points_earned),
-        format_points(test.points_possible), test.outcome.seconds);
+        name, h(to_string(test.visibility)), badge(test),
+        has_score(report) ? format_points(test.points_earned) : std::string("-"), format_points(test.points_possible),
+        test.outcome.seconds);
   }
   html += "</tbody>\n</table>\n</section>\n";
 }
@@ -225,9 +231,8 @@ std::string html_report(const GradeResult& report, const ReportView& view) {
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-      "<title>{} {}: {} / {}</title>\n<style>{}</style>\n</head>\n<body>\n",
-      report.mode == "grade" ? "Grade of" : "Self-check of", h(report.lab), format_points(report.points_earned),
-      format_points(report.points_possible), kStyle);
+      "<title>{} {}: {}</title>\n<style>{}</style>\n</head>\n<body>\n",
+      report.mode == "grade" ? "Grade of" : "Self-check of", h(report.lab), score_text(report), kStyle);
   header(html, report);
   test_table(html, report);
   problems_section(html, report);

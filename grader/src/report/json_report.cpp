@@ -16,12 +16,13 @@ nlohmann::json late_to_json(const GradeResult& report) {
 }  // namespace
 
 nlohmann::json report_to_json(const GradeResult& report) {
+  const bool scored = has_score(report);  // null points where the run has no score
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& test : report.tests) {
     nlohmann::json entry{{"name", test.name},
                          {"visibility", std::string(cudalabs::config::to_string(test.visibility))},
                          {"status", std::string(to_string(test.outcome.status))},
-                         {"points_earned", test.points_earned},
+                         {"points_earned", scored ? nlohmann::json(test.points_earned) : nlohmann::json(nullptr)},
                          {"points_possible", test.points_possible},
                          {"seconds", test.outcome.seconds},
                          {"message", test.outcome.message}};
@@ -57,7 +58,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
           {"status", std::string(run_status_name(report.status))},
           {"exit_code", static_cast<int>(report.status)},
           {"status_detail", report.status_detail},
-          {"points_earned", report.points_earned},
+          {"points_earned", scored ? nlohmann::json(report.points_earned) : nlohmann::json(nullptr)},
           {"points_possible", report.points_possible},
           {"rule_violations", report.rule_violations},
           {"review", review},

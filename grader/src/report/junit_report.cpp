@@ -157,12 +157,13 @@ std::string junit_report(const GradeResult& report, const ReportView& view) {
       {"device", report.device},
       {"status", std::string(run_status_name(report.status))},
       {"status_detail", report.status_detail},
-      {"points_earned", format_points(report.points_earned)},
+      {"points_earned", has_score(report) ? format_points(report.points_earned) : std::string()},
       {"points_possible", format_points(report.points_possible)},
       {"late", late_penalty_line(report)},
   };
   for (const auto& [name, value] : properties) {
-    if (value.empty() && std::string_view(name) == "late") continue;  // only batch grades have a late policy
+    // Only batch grades have a late policy; a run without a score has no points earned.
+    if (value.empty() && (std::string_view(name) == "late" || std::string_view(name) == "points_earned")) continue;
     xml += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, attr(value));
   }
   xml += "    </properties>\n";

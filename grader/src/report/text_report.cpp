@@ -128,15 +128,18 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
   for (const auto& test : report.tests) name_width = std::max(name_width, test.name.size());
   out << "\n"
       << fmt::format("  {:<{}}  {:<10} {:<9} {:>13}\n", "test", name_width, "visibility", "status", "points");
+  const bool scored = has_score(report);
   for (const auto& test : report.tests) {
     if (test.preview) continue;  // worth nothing: its own section below
     const std::string status(to_string(test.outcome.status));
     out << fmt::format("  {:<{}}  {:<10} ", test.name, name_width, to_string(test.visibility))
         << paint(fmt::format("{:<9}", status), status_color(test.outcome.status))
-        << fmt::format(" {:>6} / {:<6}\n", points(test.points_earned), points(test.points_possible));
+        << fmt::format(" {:>6} / {:<6}\n", scored ? points(test.points_earned) : "-", points(test.points_possible));
   }
   out << "\n"
-      << paint(fmt::format("  Score: {} / {}", points(report.points_earned), points(report.points_possible)), "1")
+      << paint(scored ? fmt::format("  Score: {} / {}", points(report.points_earned), points(report.points_possible))
+                      : fmt::format("  No score (of {} points)", points(report.points_possible)),
+               "1")
       << "   (" << report.status_detail << ")\n";
   if (report.late) out << "  " << late_penalty_line(report) << "\n";
   out << "  Time: " << time_breakdown(report) << "\n";

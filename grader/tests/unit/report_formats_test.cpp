@@ -17,6 +17,7 @@
 
 #include "report/gradescope_report.hpp"
 #include "report/html_report.hpp"
+#include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/prairielearn_report.hpp"
 #include "report/report_common.hpp"
@@ -679,6 +680,41 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   ReportOutputs unknown;
   unknown.formats = {"pdf"};
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
+}
+
+// A run whose tests could not run for a reason that is not the student's shows no score in any
+// format (a 0 would read as one the student earned); a compile error is still a 0.
+TEST(ReportFormats, ARunWithoutAScoreShowsNoPoints) {
+  GradeResult no_gpu = graded_report();
+  no_gpu.status = RunStatus::NoCudaDevice;
+  no_gpu.status_detail = "not a grade: no CUDA device is usable here";
+  no_gpu.points_earned = 0;
+  for (auto& test : no_gpu.tests) test.points_earned = 0;
+  GradeResult broken_yaml = no_gpu;
+  broken_yaml.status = RunStatus::ConfigurationError;
+  for (const GradeResult& report : {no_gpu, broken_yaml}) {
+    SCOPED_TRACE(std::string(run_status_name(report.status)));
+    EXPECT_FALSE(has_score(report));
+    std::ostringstream text;
+    write_text_report(text, report, TextStyle{false, true});
+    EXPECT_EQ(text.str().find("Score:"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("No score (of 48 points)"), std::string::npos) << text.str();
+    const std::string html = html_report(report, kInstructor);
+    EXPECT_NE(html.find(": no score</title>"), std::string::npos);
+    EXPECT_NE(html.find("<span class=\"points\">no score</span>"), std::string::npos);
+    EXPECT_EQ(html.find("0 / 48"), std::string::npos);
+    const nlohmann::json json = report_to_json(report);
+    EXPECT_TRUE(json.at("points_earned").is_null());
+    EXPECT_EQ(json.at("points_possible"), 48);
+    for (const auto& test : json.at("tests")) EXPECT_TRUE(test.at("points_earned").is_null()) << test.at("name");
+    EXPECT_EQ(junit_report(report, kInstructor).find("name=\"points_earned\""), std::string::npos);
+  }
+  const GradeResult compile_error = build_failed_report();
+  EXPECT_TRUE(has_score(compile_error));
+  EXPECT_TRUE(report_to_json(compile_error).at("points_earned").is_number());
+  std::ostringstream text;
+  write_text_report(text, compile_error, TextStyle{false, true});
+  EXPECT_NE(text.str().find("Score: 0 / 15"), std::string::npos) << text.str();
 }
 
 // A run that is not a grade leaves nothing an LMS reads as a score: no results.json (an old one

@@ -31,7 +31,7 @@ GradeResult sample_report() {
 
 TEST(JsonReport, CarriesScoreStatusTestsAndTiming) {
   const nlohmann::json json = report_to_json(sample_report());
-  EXPECT_EQ(json["schema_version"], 1);
+  EXPECT_EQ(json["schema_version"], 2);
   EXPECT_EQ(json["status"], "graded");
   EXPECT_EQ(json["exit_code"], 0);
   EXPECT_EQ(json["points_earned"], 4);

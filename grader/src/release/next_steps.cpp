@@ -60,14 +60,27 @@ std::vector<std::string> unfinished_todos(const GradeResult& result) {
   return functions;
 }
 
-std::string next_steps(const GradeResult& result, const std::filesystem::path& handout) {
+// "Still TODO(student): a, b" and the handout's step for the first, or "" for none.
+std::string todo_lines(const std::vector<std::string>& todos, const std::string& readme,
+                       const std::filesystem::path& handout) {
+  if (todos.empty()) return "";
+  std::string text = fmt::format("\nStill TODO(student): {}\n", fmt::join(todos, ", "));
+  const std::string step = handout_step(handout, todos.front());
+  if (step.empty()) return text + fmt::format("Next: {} ('Steps') says how to start on {}.\n", readme, todos.front());
+  std::string trimmed = step.substr(step.find_first_not_of(' '));
+  return text + fmt::format("Next, from {} ('Steps'):\n  {}\n", readme, trimmed);
+}
+
+std::string next_steps(const GradeResult& result, const std::filesystem::path& handout,
+                       const std::vector<std::string>& marked) {
   const std::string readme = fmt::format("labs/{}/README.md", result.lab);
   switch (result.status) {
     case RunStatus::Graded:
       return fmt::format("\nNext: every public test passes. `labgrade submit {}` packs your files for "
                          "handing in; the grade adds hidden tests (see {}).\n", result.lab, readme);
     case RunStatus::NoCudaDevice:
-      return "\nNext: your code compiles; run this again on a machine with a CUDA GPU to run the tests.\n";
+      return "\nNext: your code compiles; run this again on a machine with a CUDA GPU to run the tests.\n" +
+             todo_lines(marked, readme, handout);
     case RunStatus::BuildFailed:
       return "\nNext: fix the compiler's first error above, then run the self-check again.\n";
     case RunStatus::TestsFailed:
@@ -75,15 +88,15 @@ std::string next_steps(const GradeResult& result, const std::filesystem::path& h
     default:
       return "";
   }
-  const std::vector<std::string> todos = unfinished_todos(result);
+  // What the tests found unimplemented first, then what the source still marks.
+  std::vector<std::string> todos = unfinished_todos(result);
+  for (const std::string& function : marked) {
+    if (std::find(todos.begin(), todos.end(), function) == todos.end()) todos.push_back(function);
+  }
   if (todos.empty()) {
     return fmt::format("\nNext: fix the failures above; {} ('Hints') says what the tests look for.\n", readme);
   }
-  std::string text = fmt::format("\nStill TODO(student): {}\n", fmt::join(todos, ", "));
-  const std::string step = handout_step(handout, todos.front());
-  if (step.empty()) return text + fmt::format("Next: {} ('Steps') says how to start on {}.\n", readme, todos.front());
-  std::string trimmed = step.substr(step.find_first_not_of(' '));
-  return text + fmt::format("Next, from {} ('Steps'):\n  {}\n", readme, trimmed);
+  return todo_lines(todos, readme, handout);
 }
 
 }  // namespace labgrade

@@ -13,7 +13,10 @@ namespace labgrade {
 std::vector<std::string> unfinished_todos(const GradeResult& result);
 
 // A few lines for the terminal; `handout` is the lab's README.md (its numbered "## Steps" list
-// is searched for the first step that names the first unfinished function).
-std::string next_steps(const GradeResult& result, const std::filesystem::path& handout);
+// is searched for the first step that names the first unfinished function). `marked`: the
+// functions the student's source still marks TODO(student) (todo_scan.hpp), listed even when no
+// test could run.
+std::string next_steps(const GradeResult& result, const std::filesystem::path& handout,
+                       const std::vector<std::string>& marked = {});
 
 }  // namespace labgrade

@@ -1,10 +1,15 @@
 #include "release/release_commands.hpp"
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include <fmt/format.h>
 
 #include "release/next_steps.hpp"
+#include "release/todo_scan.hpp"
 #include "model/exit_codes.hpp"
 #include "stage/staging.hpp"
 
@@ -108,9 +113,23 @@ std::optional<int> run_release_commands(const ReleaseCommands& commands, const C
 }
 
 void print_next_steps(const GradeResult& result, const CoursePaths& paths, const ReportOutputs& outputs) {
+  namespace fs = std::filesystem;
   const bool text_on_stdout =
       !outputs.output_dir.empty() || outputs.formats.empty() || outputs.formats == std::vector<std::string>{"text"};
-  if (text_on_stdout) std::cout << next_steps(result, paths.lab_dir(result.lab) / "README.md");
+  if (!text_on_stdout) return;
+  // The student's own files (a check reads them where they are): what they still mark TODO.
+  std::vector<std::string> marked;
+  const fs::path submission(result.submission);
+  for (const std::string& file : result.staged_files) {
+    const fs::path source = fs::is_directory(submission) ? submission / file : submission;
+    std::ifstream in(source, std::ios::binary);
+    if (!in) continue;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::string& function : functions_marked_todo(text)) {
+      if (std::find(marked.begin(), marked.end(), function) == marked.end()) marked.push_back(std::move(function));
+    }
+  }
+  std::cout << next_steps(result, paths.lab_dir(result.lab) / "README.md", marked);
 }
 
 }  // namespace labgrade

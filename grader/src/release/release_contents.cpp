@@ -15,7 +15,7 @@ std::vector<std::filesystem::path> released_paths(const std::vector<std::string>
 }
 
 std::vector<std::filesystem::path> withheld_paths() {
-  return {"grader/src/batch", "grader/src/serve", "cmake/CudalabsFindSQLite3.cmake"};
+  return {"grader/src/batch", "grader/src/similarity", "grader/src/serve", "cmake/CudalabsFindSQLite3.cmake"};
 }
 
 }  // namespace labgrade

@@ -8,6 +8,7 @@
 
 #include "cudalabs/course/lab_config.hpp"
 #include "release/next_steps.hpp"
+#include "release/todo_scan.hpp"
 #include "release/public_lab_config.hpp"
 #include "release/student_readme.hpp"
 #include "release/submission_archive.hpp"
@@ -197,6 +198,67 @@ TEST_F(NextSteps, SaysWhatToDoForEveryOtherEnd) {
   EXPECT_NE(next_steps(result, dir_ / "README.md").find("labgrade submit 01_vector_add"), std::string::npos);
   result.status = RunStatus::NoCudaDevice;
   EXPECT_NE(next_steps(result, dir_ / "README.md").find("CUDA GPU"), std::string::npos);
+}
+
+// Without a GPU no test runs to find an unimplemented call: the source still says which are.
+TEST_F(NextSteps, WithoutAGpuListsWhatTheSourceStillMarks) {
+  write(dir_ / "README.md", "# Lab\n## Steps\n\n1. In `vector_add_kernel`, compute i.\n");
+  GradeResult result = failed_check({});
+  result.status = RunStatus::NoCudaDevice;
+  const std::string text = next_steps(result, dir_ / "README.md", {"vector_add_kernel", "saxpy"});
+  EXPECT_NE(text.find("CUDA GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("Still TODO(student): vector_add_kernel, saxpy"), std::string::npos) << text;
+  EXPECT_NE(text.find("1. In `vector_add_kernel`"), std::string::npos) << text;
+  // With a GPU: what the tests found first, then what the source marks, each once.
+  const GradeResult failed = failed_check({"saxpy(n = 3) is still a TODO(student): no"});
+  const std::string both = next_steps(failed, dir_ / "README.md", {"vector_add_kernel", "saxpy"});
+  EXPECT_NE(both.find("Still TODO(student): saxpy, vector_add_kernel\n"), std::string::npos) << both;
+}
+
+TEST(TodoScan, FindsTheFunctionsWhoseBodiesStillHoldTheMarker) {
+  const std::string source = R"(#include "lab.cuh"
+#define HELPER(x) { /* TODO(student) in a macro is not a function */ }
+namespace LAB_IMPL {
+// TODO(student) above a declaration: no function's
+void declared_only(int);
+// TODO(student), step 1: the comment above a definition is its function's.
+void described_above() {}
+__global__ void scale_kernel(float* data, std::size_t n) {
+  if (n == 0) { return; }  // a block inside a function
+  // TODO(student): scale
+}
+template <int kBlock>
+__device__ float helper(const float* in) noexcept {
+  const char* text = "TODO(student) in a string is not a marker";
+  return in[0];
+}
+cudaError_t scale(float* data, std::size_t n,
+                  cudaStream_t stream) {
+  /* TODO(student):
+     launch scale_kernel */
+  auto lambda = [&]() { /* TODO(student) again */ };
+  return cudaErrorNotYetImplemented;
+}
+struct Done { int value() const { return 1; } };
+}  // namespace LAB_IMPL
+)";
+  EXPECT_EQ(functions_marked_todo(source), (std::vector<std::string>{"described_above", "scale_kernel", "scale"}));
+  EXPECT_TRUE(functions_marked_todo("int f() { return 0; }\n").empty());
+}
+
+TEST(TodoScan, EveryLabSkeletonListsItsTodos) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(CUDALABS_SOURCE_DIR) / "labs")) {
+    for (const auto& file : std::filesystem::directory_iterator(entry.path())) {
+      const std::string name = file.path().filename().string();
+      if (file.path().extension() != ".cu" || name.find("_test.cu") != std::string::npos) continue;
+      std::ifstream in(file.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_FALSE(functions_marked_todo(text).empty()) << file.path() << " is a skeleton with TODO(student)s";
+    }
+  }
+  std::ifstream in(std::filesystem::path(CUDALABS_SOURCE_DIR) / "solutions" / "01_vector_add" / "vector_add.cu");
+  const std::string solution((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(functions_marked_todo(solution).empty());
 }
 
 }  // namespace

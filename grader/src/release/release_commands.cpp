@@ -37,6 +37,12 @@ int submit(const SubmitRequest& request, const RemoteSubmitOptions& remote, cons
     const SubmissionArchive packed = pack_submission(paths, request);
     std::cout << fmt::format("{}\nsha256 {}\nholds: {}\n", packed.archive.string(), packed.sha256,
                              fmt::join(packed.files, ", "));
+    for (const std::string& warning : packed.warnings) std::cerr << "labgrade submit: warning: " << warning << "\n";
+    std::cout << fmt::format("Hand in {} where your course collects lab {} (an upload to Gradescope or your LMS, "
+                             "or as your instructor says); it holds only the files above, and `labgrade grade` "
+                             "takes it as it is. If your course runs a grading service, `labgrade submit {} "
+                             "--server URL` sends your files there instead.\n",
+                             packed.archive.filename().string(), request.lab, request.lab);
     return 0;
   } catch (const SubmissionError& error) {
     std::cerr << "labgrade submit: nothing was written: " << error.what() << "\n";

@@ -13,6 +13,8 @@
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/lab_config.hpp"
 #include "sandbox/child_process.hpp"
+#include "release/submit_review.hpp"
+#include "stage/scratch_folder.hpp"
 #include "stage/staging.hpp"
 
 namespace labgrade {
@@ -42,25 +44,6 @@ std::string run_tool(const std::vector<std::string>& argv, const fs::path& worki
   return process.output;
 }
 
-// A fresh directory, removed with everything in it at the end of the scope.
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "labgrade-submit-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a directory under " + pattern);
-    path_ = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 }  // namespace
 
@@ -83,10 +66,10 @@ SubmissionArchive pack_submission(const CoursePaths& paths, const SubmitRequest&
   }
 
   // The same staging as the grade: exactly the files it will take, checked as it will check them.
-  ScratchDirectory scratch;
+  const ScratchFolder scratch("labgrade-submit");
   const fs::path staged_dir = scratch.path() / "files";
   const fs::path from = request.from.empty() ? paths.lab_dir(request.lab) : request.from;
-  stage_submission(from, lab.student_files, staged_dir, course.max_source_bytes);  // named as in student_files
+  const StagedSubmission staged = stage_submission(from, lab.student_files, staged_dir, course.max_source_bytes);
 
   // Reproducible: sorted names, no owner, fixed times and gzip without its time stamp (-n), so
   // the same files give the same checksum.
@@ -106,6 +89,7 @@ SubmissionArchive pack_submission(const CoursePaths& paths, const SubmitRequest&
   result.archive = archive;
   sum >> result.sha256;
   result.files = lab.student_files;
+  result.warnings = review_packed_files(paths, request.lab, course, staged.files, scratch.path() / "build");
   return result;
 }
 

@@ -19,6 +19,7 @@ struct SubmissionArchive {
   std::filesystem::path archive;
   std::string sha256;               // of the archive, hex
   std::vector<std::string> files;   // what it holds, in student_files order
+  std::vector<std::string> warnings;  // what the student should know before handing it in (submit_review.hpp)
 };
 
 // Never overwrites: an existing `archive` is a UsageError. A student file that is missing, too

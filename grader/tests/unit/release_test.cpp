@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include "cudalabs/course/lab_config.hpp"
@@ -142,6 +144,32 @@ TEST_F(Submit, PacksExactlyTheStudentFilesAndPrintsTheirChecksum) {
   // The same files give the same archive, byte for byte.
   const SubmissionArchive again = pack_submission(paths(), {"01_vector_add", dir_ / "work", dir_ / "again.tar.gz"});
   EXPECT_EQ(again.sha256, packed.sha256);
+}
+
+// The archive is written whatever it holds, but the student hears what a grade would find.
+TEST_F(Submit, WarnsAboutTodosAndCodeThatDoesNotCompile) {
+  const CoursePaths built{kRoot, CUDALABS_BINARY_DIR};
+  fs::create_directories(dir_ / "skeleton");
+  fs::copy_file(kRoot / "labs" / "01_vector_add" / "vector_add.cu", dir_ / "skeleton" / "vector_add.cu");
+  const SubmissionArchive skeleton = pack_submission(built, {"01_vector_add", dir_ / "skeleton", dir_ / "s.tar.gz"});
+  EXPECT_TRUE(fs::exists(dir_ / "s.tar.gz"));
+  ASSERT_EQ(skeleton.warnings.size(), 1u) << fmt::format("{}", fmt::join(skeleton.warnings, "\n"));
+  EXPECT_NE(skeleton.warnings[0].find("TODO(student): vector_add_kernel, saxpy_kernel, vector_add, saxpy"),
+            std::string::npos)
+      << skeleton.warnings[0];
+
+  write(dir_ / "broken" / "vector_add.cu", "#include \"vector_add.cuh\"\nint x = ;\n");
+  const SubmissionArchive broken = pack_submission(built, {"01_vector_add", dir_ / "broken", dir_ / "b.tar.gz"});
+  ASSERT_EQ(broken.warnings.size(), 1u);
+  if (broken.warnings[0].find("no nvcc") == std::string::npos) {
+    EXPECT_NE(broken.warnings[0].find("does not compile, so a grade of it is 0: vector_add.cu(2): error"),
+              std::string::npos)
+        << broken.warnings[0];
+  }
+
+  fs::create_directories(dir_ / "done");
+  fs::copy_file(kRoot / "solutions" / "01_vector_add" / "vector_add.cu", dir_ / "done" / "vector_add.cu");
+  EXPECT_TRUE(pack_submission(built, {"01_vector_add", dir_ / "done", dir_ / "d.tar.gz"}).warnings.empty());
 }
 
 TEST_F(Submit, NeverOverwrites) {

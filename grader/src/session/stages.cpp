@@ -1,6 +1,10 @@
 #include "session/stages.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +18,7 @@
 #include "run/sanitizer_pass.hpp"
 #include "run/trusted_events.hpp"
 #include "sandbox/containment_rules.hpp"
+#include "stage/archive_extract.hpp"
 #include "stage/lab_files.hpp"
 #include "score/scoring.hpp"
 
@@ -39,6 +44,27 @@ std::string compiled_code(const SessionState& session) {
 // Code that does not compile (or load) is a 0 in a grade and its own status in a self-check.
 RunStatus not_built(const SessionState& session) {
   return session.graded ? RunStatus::Graded : RunStatus::BuildFailed;
+}
+
+// The compiler names the staged copies (/tmp/labgrade-.../src/vector_add.cu(14)); the student
+// knows the files by their own paths: the submission's folder and the file's place in it, the
+// file itself, or its path inside an archive.
+void name_students_own_files(std::string& output, const SessionState& session) {
+  std::vector<std::pair<std::string, std::string>> names;
+  for (std::size_t i = 0; i < session.staged.files.size() && i < session.staged.taken_from.size(); ++i) {
+    const std::filesystem::path own = std::filesystem::is_directory(session.submission)
+                                          ? (session.submission / session.staged.taken_from[i]).lexically_normal()
+                                      : is_archive(session.submission) ? std::filesystem::path(session.staged.taken_from[i])
+                                                                       : session.submission;
+    names.emplace_back(session.staged.files[i].string(), own.string());
+  }
+  // Longer paths first, so "a.cuh" is not rewritten as "a.cu" plus an "h".
+  std::sort(names.begin(), names.end(), [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
+  for (const auto& [staged, own] : names) {
+    for (std::size_t at = output.find(staged); at != std::string::npos; at = output.find(staged, at + own.size())) {
+      output.replace(at, staged.size(), own);
+    }
+  }
 }
 
 }  // namespace
@@ -71,6 +97,7 @@ std::optional<Stop> build_student_code(SessionState& session) {
   session.result.build = build_student_library(
       BuildRequest{session.recipe, session.staged.files, session.binary_dir, session.course.build_timeout_seconds,
                    session.course.max_output_bytes, session.course.compiler_limits});
+  name_students_own_files(session.result.build.output, session);
   if (session.result.build.succeeded) return std::nullopt;
   return Stop{not_built(session), "the code did not compile; the compiler's messages are below",
               "not run: the code did not compile"};

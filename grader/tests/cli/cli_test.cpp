@@ -142,6 +142,10 @@ TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
   EXPECT_EQ(run.report["points_possible"], 100);
   EXPECT_FALSE(run.report["build"]["succeeded"].get<bool>());
   EXPECT_CONTAINS(run.report["build"]["output"].get<std::string>(), "vector_add.cu(8): error: expected a \";\"");  // nvcc's own message
+  // Named by the student's own path, not by labgrade's temporary copy.
+  EXPECT_CONTAINS(run.report["build"]["output"].get<std::string>(),
+                  submission("syntax_error") + "/vector_add.cu(8): error");
+  EXPECT_EQ(run.report["build"]["output"].get<std::string>().find("labgrade-01_vector_add-"), std::string::npos);
   EXPECT_CONTAINS(run.process.output, "Compiler output");
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run");
 }

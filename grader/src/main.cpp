@@ -138,13 +138,19 @@ std::string top_level_footer(const std::string& program) {
 
 int main(int argc, char** argv) {
   const std::string program = labgrade::cli::program_name(argc > 0 ? argv[0] : nullptr);
+#ifdef CUDALABS_STUDENT_COMMANDS_ONLY
+  CLI::App app{"labgrade: build and self-check your cudalabs CUDA labs, and pack them to hand in", program};
+  const char* root_help = "Course tree with config/ and labs/ (default: this release)";
+#else
   CLI::App app{"labgrade: build, test and grade cudalabs CUDA labs", program};
+  const char* root_help = "Course tree with config/, labs/, solutions/ (default: this source tree)";
+#endif
   app.formatter(std::make_shared<labgrade::cli::HelpFormatter>());  // before the commands: they inherit it
   app.failure_message(labgrade::cli::failure_message);  // "labgrade: " before CLI11's own messages too
   app.set_version_flag("--version", version_text, "Print the version and which protections this kernel enforces");
   app.require_subcommand(1);
   labgrade::CoursePaths paths{CUDALABS_SOURCE_DIR, CUDALABS_BINARY_DIR};
-  app.add_option("--root", paths.root, "Course tree with config/, labs/, solutions/ (default: this source tree)")
+  app.add_option("--root", paths.root, root_help)
       ->check(CLI::ExistingDirectory)
       ->type_name("DIR");
   app.add_option("--build-dir", paths.build_dir, "CMake build tree with the lab harnesses (default: this build)")

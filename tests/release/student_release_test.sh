@@ -88,6 +88,13 @@ cmake --build "$release/build" --target labgrade "lab_${lab}_selfcheck" -j "$(np
 
 step "student commands only"
 ! "$release/build/labgrade" --help | grep -E '^ +(grade|release) ' || fail "the release's labgrade lists grade or release"
+help=$("$release/build/labgrade" --help)
+! grep -qiE 'and grade|(^|[[:space:]])grade:|solutions/' <<<"$help" \
+  || fail "the release's labgrade --help speaks of grading or of solutions/: $(grep -iE 'and grade|(^|[[:space:]])grade:|solutions/' <<<"$help")"
+grep -q 'submit: the archive was written' <<<"$help" || fail "the release's --help does not give submit's exit code"
+grep -qx '/build/' "$release/.gitignore" || fail "the release has no .gitignore keeping its build folder out"
+grep -q 'CMake 3.25 or newer' "$release/README.md" || fail "the release's README asks for another CMake than the build"
+grep -q 'cmake_minimum_required(VERSION 3.25)' "$release/CMakeLists.txt" || fail "the release's CMake minimum differs"
 for command in grade release; do
   set +e
   "$release/build/labgrade" "$command" "$lab" >/dev/null 2>&1

@@ -102,6 +102,7 @@ std::vector<std::string> student_compile_command(const BuildRecipe& recipe, cons
                                                  const std::filesystem::path& object) {
   std::vector<std::string> command = nvcc_base(recipe);
   command.push_back("-DLAB_IMPL=student");
+  command.push_back("--resource-usage");  // each kernel's registers, shared memory, spills (kernel_resources.hpp)
   for (const auto& dir : recipe.include_dirs) command.push_back("-I" + dir);
   command.insert(command.end(), {"-c", source.string(), "-o", object.string()});
   return command;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "build/kernel_resources.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -33,8 +34,9 @@ BuildSummary build_student_library(const BuildRequest& request) {
     spec.timeout_seconds = request.timeout_seconds;
     spec.max_output_bytes = request.max_output_bytes;
     spec.limits = request.limits;
-    const ProcessResult process = run_process(spec);
+    ProcessResult process = run_process(spec);
     build.command += (build.command.empty() ? "" : " && ") + shell_quote(command);
+    for (KernelResources& kernel : take_resource_usage(process.output)) build.kernels.push_back(std::move(kernel));
     build.output += process.output;
     build.seconds += process.wall_seconds;
     if (!process.succeeded()) {

@@ -13,7 +13,14 @@ std::string_view run_status_name(RunStatus status) {
 
 std::string exit_codes_help() {
   std::string help = "Exit codes:";
-  for (const ExitCodeEntry& entry : kExitCodeTable) help += fmt::format("\n  {}  {}", entry.code, entry.meaning);
+  for (const ExitCodeEntry& entry : kExitCodeTable) {
+#ifdef CUDALABS_STUDENT_COMMANDS_ONLY
+    const std::string_view meaning = entry.student_meaning;  // the release has no grade
+#else
+    const std::string_view meaning = entry.meaning;
+#endif
+    help += fmt::format("\n  {}  {}", entry.code, meaning);
+  }
   return help;
 }
 

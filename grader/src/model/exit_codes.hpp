@@ -33,22 +33,31 @@ struct ExitCodeEntry {
   int code;
   std::string_view name;     // the status as reports name it ("" for ends that produce no report)
   std::string_view meaning;  // one line of `labgrade --help`
+  // The line in the student release's help, which has check and submit but no grade ("": none).
+  std::string_view student_meaning = {};
 };
 
 inline constexpr ExitCodeEntry kExitCodeTable[] = {
-    {0, "graded", "grade: the submission was graded (whatever the score); check: every public test passed"},
-    {1, "tests_failed", "check: some public test failed"},
-    {kUsageExitCode, "", "bad arguments or unknown lab"},
-    {3, "configuration_error", "configuration error: a YAML file is invalid or disagrees with the test suite"},
+    {0, "graded", "grade: the submission was graded (whatever the score); check: every public test passed",
+     "check: every public test passed; submit: the archive was written"},
+    {1, "tests_failed", "check: some public test failed", "check: some public test failed"},
+    {kUsageExitCode, "", "bad arguments or unknown lab", "bad arguments or unknown lab"},
+    {3, "configuration_error", "configuration error: a YAML file is invalid or disagrees with the test suite",
+     "configuration error: a YAML file of the release is invalid (tell your instructor)"},
     {4, "submission_rejected",
      "the submission was rejected (a student file missing, ambiguous, too large or not text; an unsafe archive): "
-     "score 0"},
-    {5, "no_cuda_device", "no CUDA device visible: the code compiled but its tests could not run, so there is no grade"},
+     "score 0",
+     "a student file is missing, ambiguous, too large or not text (a grade would refuse it too)"},
+    {5, "no_cuda_device", "no CUDA device visible: the code compiled but its tests could not run, so there is no grade",
+     "no CUDA device visible: the code compiled but its tests could not run"},
     {6, "build_failed",
-     "check: the code did not compile (a grade of code that does not compile is a 0 with exit code 0)"},
-    {kInternalExitCode, "", "labgrade itself failed (build tree incomplete, I/O error)"},
+     "check: the code did not compile (a grade of code that does not compile is a 0 with exit code 0)",
+     "check: the code did not compile (a grade of it would be 0)"},
+    {kInternalExitCode, "", "labgrade itself failed (build tree incomplete, I/O error)",
+     "labgrade itself failed (build folder incomplete, I/O error)"},
     {8, "rule_violation",
-     "the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0"},
+     "the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0",
+     "the code includes or calls something the lab forbids (its handout says what): a grade of it would be 0"},
 };
 
 // "graded", "tests_failed", ...: the status in the JSON, JUnit and HTML reports.

@@ -46,6 +46,19 @@ struct ReviewNote {
   std::string why;        // why it deserves a look
 };
 
+// One kernel of the student's code as the compiler built it (build/kernel_resources.hpp).
+struct KernelResources {
+  std::string name;     // as written: "tiled_kernel<64u, 8u>"
+  std::string mangled;  // the symbol
+  std::string arch;     // "sm_90"
+  int registers = 0;    // per thread
+  int barriers = 0;
+  long shared_bytes = 0;       // static shared memory per block (dynamic shared memory is the launch's)
+  long stack_bytes = 0;        // per thread
+  long spill_store_bytes = 0;  // registers spilled to local memory
+  long spill_load_bytes = 0;
+};
+
 struct BuildSummary {
   bool attempted = false;
   bool succeeded = false;
@@ -53,6 +66,7 @@ struct BuildSummary {
   std::string output;  // compiler messages
   double seconds = 0;
   std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
+  std::vector<KernelResources> kernels;   // each kernel's registers, shared memory and spills
 };
 
 // A late submission's penalty, from the lab's `late:` policy (batch grades only: they know when

@@ -101,6 +101,10 @@ std::vector<fs::path> write_release(const CoursePaths& paths, const ReleaseReque
   }
   write_file(out / "README.md", student_readme(read_file(templates / "README.md"), released));
   written.emplace_back("README.md");
+  // The release is meant to become the student's own repository: its build folder and packed
+  // archives stay out of it.
+  write_file(out / ".gitignore", read_file(templates / "gitignore"));
+  written.emplace_back(".gitignore");
 
   std::sort(written.begin(), written.end());
   return written;

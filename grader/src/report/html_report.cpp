@@ -218,6 +218,22 @@ void problems_section(std::string& html, const GradeResult& report) {
   }
 }
 
+// Each kernel's registers, shared memory and spills, from the compiler.
+void kernels_section(std::string& html, const GradeResult& report) {
+  if (!report.build.succeeded || report.build.kernels.empty()) return;
+  html += "<section>\n<h2>Your kernels, as the compiler built them</h2>\n<table class=\"tests\">\n<thead><tr>"
+          "<th>kernel</th><th>architecture</th><th class=\"num\">registers per thread</th>"
+          "<th class=\"num\">shared memory per block</th><th class=\"num\">spill stores / loads</th></tr></thead>\n"
+          "<tbody>\n";
+  for (const KernelResources& kernel : report.build.kernels) {
+    html += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} B</td>"
+                        "<td class=\"num\">{} B / {} B</td></tr>\n",
+                        h(kernel.name), h(kernel.arch), kernel.registers, kernel.shared_bytes, kernel.spill_store_bytes,
+                        kernel.spill_load_bytes);
+  }
+  html += "</tbody>\n</table>\n</section>\n";
+}
+
 // A good build's warnings, folded away at the end.
 void compiler_warnings(std::string& html, const GradeResult& report) {
   if (!report.build.attempted || !report.build.succeeded || report.build.output.empty()) return;
@@ -239,6 +255,7 @@ std::string html_report(const GradeResult& report, const ReportView& view) {
   performance_section(html, report, view);
   failure_section(html, report, view);
   sanitizer_section(html, report, view);
+  kernels_section(html, report);
   compiler_warnings(html, report);
   html += fmt::format("<footer>labgrade {} report{}</footer>\n</body>\n</html>\n", h(report.mode),
                       view.show_hidden_details ? "" : ", student view: details of hidden tests are not shown");

@@ -17,6 +17,13 @@ nlohmann::json late_to_json(const GradeResult& report) {
 
 nlohmann::json report_to_json(const GradeResult& report) {
   const bool scored = has_score(report);  // null points where the run has no score
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelResources& kernel : report.build.kernels) {
+    kernels.push_back({{"name", kernel.name}, {"symbol", kernel.mangled}, {"arch", kernel.arch},
+                       {"registers", kernel.registers}, {"barriers", kernel.barriers},
+                       {"shared_bytes", kernel.shared_bytes}, {"stack_bytes", kernel.stack_bytes},
+                       {"spill_store_bytes", kernel.spill_store_bytes}, {"spill_load_bytes", kernel.spill_load_bytes}});
+  }
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& test : report.tests) {
     nlohmann::json entry{{"name", test.name},
@@ -67,7 +74,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
                      {"ignored_not_listed", report.ignored_not_listed}}},
           {"build", {{"attempted", report.build.attempted}, {"succeeded", report.build.succeeded},
                      {"command", report.build.command}, {"output", report.build.output},
-                     {"seconds", report.build.seconds}}},
+                     {"seconds", report.build.seconds}, {"kernels", kernels}}},
           {"timing", {{"stage_seconds", report.stage_seconds}, {"build_seconds", report.build.seconds},
                       {"test_seconds", report.test_seconds},
                       {"gpu_wait_seconds", report.gpu_wait_seconds}, {"total_seconds", report.total_seconds},

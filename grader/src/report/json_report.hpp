@@ -8,7 +8,8 @@
 
 namespace labgrade {
 
-// 2: points_earned (the run's and each test's) is null when the run has no score (has_score).
+// 2: points_earned (the run's and each test's) is null when the run has no score (has_score);
+// build.kernels added (fields are only added within a version).
 inline constexpr int kReportSchemaVersion = 2;
 
 nlohmann::json report_to_json(const GradeResult& report);

@@ -91,7 +91,26 @@ std::string late_penalty_line(const GradeResult& report) {
                      format_points(late.points_before));
 }
 
-std::string format_points(double points) { return fmt::format("{:g}", points); }
+std::string describe_kernel_resources(const KernelResources& kernel) {
+  std::string text = fmt::format("{} register{}", kernel.registers, kernel.registers == 1 ? "" : "s");
+  if (kernel.shared_bytes > 0) text += fmt::format(", {} B shared memory", kernel.shared_bytes);
+  if (kernel.stack_bytes > 0) text += fmt::format(", {} B stack", kernel.stack_bytes);
+  if (kernel.spill_store_bytes > 0 || kernel.spill_load_bytes > 0) {
+    text += fmt::format(", spills {} B to local memory and loads {} B back", kernel.spill_store_bytes,
+                        kernel.spill_load_bytes);
+  } else {
+    text += ", no spills";
+  }
+  return text;
+}
+
+std::string format_points(double points) {
+  // At most two decimals, none that are zero: 95.4567 -> "95.46", 4.0 -> "4", 7.5 -> "7.5".
+  std::string text = fmt::format("{:.2f}", points);
+  while (!text.empty() && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
+}
 
 std::string valid_utf8(std::string_view text) {
   std::string out;

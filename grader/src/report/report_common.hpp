@@ -41,6 +41,10 @@ SanitizerTally sanitizer_tally(const GradeResult& report);
 
 std::string format_points(double points);  // "4", "7.5"
 
+// "32 registers, 16640 B shared memory, no spills" (or "spills 24 B to local memory and loads 24
+// B back": a kernel short of registers pays in memory traffic).
+std::string describe_kernel_resources(const KernelResources& kernel);
+
 // The late policy's effect, for a result that has one (`labgrade batch`): "Late: submitted ...,
 // 2 days after the deadline ...: -20% = -18.5 points (92.5 before the penalty)", or "On time: ...".
 // Empty without one.

@@ -28,7 +28,7 @@ const char* status_color(TestStatus status) {
   }
 }
 
-std::string points(double value) { return fmt::format("{:g}", value); }
+std::string points(double value) { return format_points(value); }
 
 // At most kMaxDetailLines lines, each indented.
 std::string indented(const std::string& text) {
@@ -186,6 +186,13 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
   if (style.show_hidden_details && !report.unenforced_protections.empty()) {
     out << "\n" << paint("Not enforced by this machine's kernel (see labgrade --version):", "1") << "\n";
     for (const auto& missing : report.unenforced_protections) out << indented(missing);
+  }
+  if (report.build.succeeded && !report.build.kernels.empty()) {
+    out << "\n" << paint("Your kernels, as the compiler built them (per thread; shared memory per block):", "1")
+        << "\n";
+    for (const KernelResources& kernel : report.build.kernels) {
+      out << fmt::format("  {} ({}): {}\n", kernel.name, kernel.arch, describe_kernel_resources(kernel));
+    }
   }
   if (report.build.attempted && !report.build.succeeded) {
     out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"

@@ -134,6 +134,26 @@ TEST(LabgradeCli, AMissingStudentFileRejectsTheSubmission) {
   EXPECT_CONTAINS(run.report["status_detail"].get<std::string>(), "vector_add.cu");
 }
 
+// Every report names each kernel's registers, shared memory and spills, GPU or not (the compiler
+// says them); the compiler's resource lines are not left in its messages.
+TEST(LabgradeCli, ReportsWhatEachKernelUses) {
+  const LabgradeRun run =
+      labgrade({"grade", "04_transpose", "--submission", course_file("solutions/04_transpose")});
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  const auto& kernels = run.report["build"]["kernels"];
+  ASSERT_FALSE(kernels.empty()) << run.process.output;
+  bool tiled_with_shared_memory = false;
+  for (const auto& kernel : kernels) {
+    EXPECT_GT(kernel["registers"].get<int>(), 0) << kernel;
+    EXPECT_EQ(kernel["spill_store_bytes"], 0) << kernel;
+    tiled_with_shared_memory |= kernel["name"].get<std::string>().rfind("tiled_kernel<", 0) == 0 &&
+                                kernel["shared_bytes"].get<long>() > 0;
+  }
+  EXPECT_TRUE(tiled_with_shared_memory) << kernels;
+  EXPECT_EQ(run.report["build"]["output"].get<std::string>().find("ptxas info"), std::string::npos);
+  EXPECT_CONTAINS(run.process.output, "Your kernels, as the compiler built them");
+}
+
 TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
   const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("syntax_error")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;

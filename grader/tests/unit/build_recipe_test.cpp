@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "build/kernel_resources.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -100,6 +101,58 @@ TEST_F(BuildRecipeFile, TellsHowToBuildWhenMissing) {
   } catch (const std::runtime_error& error) {
     EXPECT_NE(std::string(error.what()).find("cmake --build"), std::string::npos) << error.what();
   }
+}
+
+// ptxas's --resource-usage lines, as nvcc 13 prints them for a kernel that spills and a device
+// function that is not an entry point; a compiler warning between them stays in the output.
+TEST(KernelResources, ReadsEachEntryAndLeavesTheOtherMessages) {
+  std::string output =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function "
+      "'_ZN7student45_GLOBAL__N__17ea621d_12_transpose_cu_3e51d4f012tiled_kernelILj64ELj8ELj1EEEvPKfPfjj' for "
+      "'sm_90'\n"
+      "ptxas info    : Function properties for "
+      "_ZN7student45_GLOBAL__N__17ea621d_12_transpose_cu_3e51d4f012tiled_kernelILj64ELj8ELj1EEEvPKfPfjj\n"
+      "    8 bytes stack frame, 24 bytes spill stores, 16 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 16640 bytes smem\n"
+      "ptxas info    : Compile time = 10.479 ms\n"
+      "transpose.cu(12): warning #177-D: variable \"unused\" was declared but never referenced\n"
+      "ptxas info    : Function properties for _Z6helperf\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Compiling entry function '_ZN7student12naive_kernelEPKfPfjj' for 'sm_90'\n"
+      "ptxas info    : Function properties for _ZN7student12naive_kernelEPKfPfjj\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, used 0 barriers\n";
+  const std::vector<KernelResources> kernels = take_resource_usage(output);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].name, "tiled_kernel<64u, 8u, 1u>");
+  EXPECT_EQ(kernels[0].arch, "sm_90");
+  EXPECT_EQ(kernels[0].registers, 255);
+  EXPECT_EQ(kernels[0].barriers, 1);
+  EXPECT_EQ(kernels[0].shared_bytes, 16640);
+  EXPECT_EQ(kernels[0].stack_bytes, 8);
+  EXPECT_EQ(kernels[0].spill_store_bytes, 24);
+  EXPECT_EQ(kernels[0].spill_load_bytes, 16);
+  EXPECT_EQ(kernels[1].name, "naive_kernel");
+  EXPECT_EQ(kernels[1].registers, 10);
+  EXPECT_EQ(kernels[1].shared_bytes, 0);
+  EXPECT_EQ(output, "transpose.cu(12): warning #177-D: variable \"unused\" was declared but never referenced\n");
+}
+
+TEST(KernelResources, NamesKernelsAsTheirAuthorsWroteThem) {
+  EXPECT_EQ(kernel_display_name("_ZN7student17vector_add_kernelEPKfS1_Pfm"), "vector_add_kernel");
+  EXPECT_EQ(kernel_display_name("_ZN7student45_GLOBAL__N__17ea621d_12_transpose_cu_3e51d4f012naive_kernelEPKfPfjj"),
+            "naive_kernel");
+  EXPECT_EQ(kernel_display_name("not_mangled"), "not_mangled");
+}
+
+// The student's compile asks the compiler for each kernel's resources.
+TEST(StudentBuildCommands, AskForEachKernelsResources) {
+  BuildRecipe recipe;
+  recipe.nvcc = "/usr/local/cuda/bin/nvcc";
+  recipe.cuda_architectures = {"90"};
+  const auto command = student_compile_command(recipe, "a.cu", "a.o");
+  EXPECT_NE(std::find(command.begin(), command.end(), "--resource-usage"), command.end());
 }
 
 }  // namespace

@@ -682,6 +682,22 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
 }
 
+// People read the points: at most two decimals (the JSON keeps the exact value).
+TEST(ReportFormats, PointsHaveAtMostTwoDecimals) {
+  EXPECT_EQ(format_points(95.4567), "95.46");
+  EXPECT_EQ(format_points(4.0), "4");
+  EXPECT_EQ(format_points(7.5), "7.5");
+  EXPECT_EQ(format_points(0.004), "0");
+  EXPECT_EQ(format_points(-0.001), "0");
+  GradeResult report = graded_report();
+  report.points_earned = 95.4567;
+  std::ostringstream text;
+  write_text_report(text, report, TextStyle{false, true});
+  EXPECT_NE(text.str().find("Score: 95.46 / 48"), std::string::npos) << text.str();
+  EXPECT_NE(html_report(report, kInstructor).find(">95.46 / 48<"), std::string::npos);
+  EXPECT_DOUBLE_EQ(report_to_json(report).at("points_earned").get<double>(), 95.4567);
+}
+
 // A run whose tests could not run for a reason that is not the student's shows no score in any
 // format (a 0 would read as one the student earned); a compile error is still a 0.
 TEST(ReportFormats, ARunWithoutAScoreShowsNoPoints) {

@@ -184,6 +184,7 @@ void ServiceHttp::add_routes() {
       return;
     }
     const auto lab_config = cudalabs::config::load_lab_config(paths_.lab_config(lab));
+    const std::lock_guard admission(admission_);  // the limits below hold for uploads that arrive together
     if (const auto refusal = refuse_by_lab_policy(lab_config, store_, *who, mode)) {
       refuse(response, refusal->http_status, refusal->message);
       return;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "serve/service_store.hpp"
@@ -43,6 +44,9 @@ class ServiceHttp {
   ServiceStore& store_;
   ServiceLimits limits_;
   Queued queued_;
+  // Held from a submission's limit checks to its place in the queue: two uploads at once could
+  // otherwise both pass a limit that admits one (graded_runs_max, the rate per token).
+  std::mutex admission_;
   std::unique_ptr<httplib::Server> server_;
 };
 

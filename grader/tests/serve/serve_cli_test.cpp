@@ -3,13 +3,17 @@
 // running tests), a service killed mid-queue that loses and regrades nothing when started again,
 // the lab's service: and late: sections, the gradebook, the Gradescope bridge, the commands' help
 // and a second service on the same data refused.
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -203,6 +207,22 @@ TEST_F(ServeCli, TheLabYamlLimitsGradedRunsAndClosesSelfChecks) {
   EXPECT_NE(check.output.find("01_vector_add takes no self-checks on this server"), std::string::npos) << check.output;
   // bob has his own graded run.
   EXPECT_EQ(submit(service->url(), bob_, kFixtures / "syntax_error").exit_code, 0);
+
+  // Eight uploads of one student at the same moment: the limit of one graded run still holds.
+  const std::string archive = packed(kFixtures / "syntax_error");
+  std::vector<int> statuses(8, 0);
+  std::vector<std::thread> uploads;
+  for (std::size_t i = 0; i < statuses.size(); ++i) {
+    uploads.emplace_back([&, i] {
+      httplib::Client client(service->url());
+      const auto posted = client.Post("/api/v1/labs/01_vector_add/submissions?mode=grade", bearer(carol_), archive,
+                                      "application/gzip");
+      statuses[i] = posted ? posted->status : -1;
+    });
+  }
+  for (std::thread& upload : uploads) upload.join();
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 202), 1) << fmt::format("{}", fmt::join(statuses, " "));
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 403), 7) << fmt::format("{}", fmt::join(statuses, " "));
 
   // The instructor's gradebook of the lab, while the service runs.
   const ProcessResult book = labgrade({"serve", "--data", data().string(), "--gradebook", kLab});

@@ -102,7 +102,7 @@ class ServeCli : public ::testing::Test {
             ("serve_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(root_);
     fs::create_directories(root_);
-    std::ofstream(root_ / "roster.csv") << "student_id,name\nalice,Alice\nbob,Bob\n";
+    std::ofstream(root_ / "roster.csv") << "student_id,name\nalice,Alice\nbob,Bob\ncarol,Carol\n";
     const ProcessResult issued = labgrade({"tokens", "issue", "--data", data().string(), "--roster",
                                            (root_ / "roster.csv").string(), "--out", (root_ / "tokens.csv").string()});
     ASSERT_EQ(issued.exit_code, 0) << issued.output;
@@ -111,6 +111,7 @@ class ServeCli : public ::testing::Test {
       const auto comma = line.find(',');
       if (line.rfind("alice,", 0) == 0) alice_ = line.substr(comma + 1);
       if (line.rfind("bob,", 0) == 0) bob_ = line.substr(comma + 1);
+      if (line.rfind("carol,", 0) == 0) carol_ = line.substr(comma + 1);
     }
     ASSERT_FALSE(alice_.empty());
     ASSERT_FALSE(bob_.empty());
@@ -153,7 +154,7 @@ class ServeCli : public ::testing::Test {
   static httplib::Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
   fs::path root_;
-  std::string alice_, bob_;
+  std::string alice_, bob_, carol_;
   int packed_ = 0;
 };
 

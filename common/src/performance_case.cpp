@@ -187,6 +187,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.achieved_gflops = work.flops > 0 ? work.flops / student_seconds / 1e9 : 0.0;
   event.peak_bandwidth_gbs = peak_bandwidth_gbs;
   event.peak_gflops = work.peak_gflops;
+  event.fp32_peak_gflops = timing::fp32_peak_gflops();  // the roofline's compute roof (device attributes only)
   event.clocks = {clocks.sm_clock_mhz_measured, clocks.sm_clock_mhz_max, clocks.memory_clock_mhz, clocks.note};
   event.timing_seed = timing::format_seed(timing::grade_seed());
   event.case_seed = timing::format_seed(workload.seed);

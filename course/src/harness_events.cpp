@@ -114,6 +114,7 @@ void to_json(nlohmann::json& json, const Measurement& event) {
           {"achieved_gflops", event.achieved_gflops},
           {"peak_bandwidth_gbs", event.peak_bandwidth_gbs},
           {"peak_gflops", event.peak_gflops},
+          {"fp32_peak_gflops", event.fp32_peak_gflops},
           {"clocks", event.clocks},
           {"implausible", event.implausible},
           {"implausible_reason", event.implausible_reason},
@@ -152,6 +153,7 @@ void from_json(const nlohmann::json& json, Measurement& event) {
   event.achieved_gflops = json.at("achieved_gflops").get<double>();
   event.peak_bandwidth_gbs = json.at("peak_bandwidth_gbs").get<double>();
   event.peak_gflops = json.at("peak_gflops").get<double>();
+  event.fp32_peak_gflops = json.value("fp32_peak_gflops", 0.0);
   const nlohmann::json& clocks = json.at("clocks");
   event.clocks.sm_mhz_measured = clocks.at("sm_mhz_measured").get<double>();
   event.clocks.sm_mhz_max = clocks.value("sm_mhz_max", 0.0);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "model/roofline.hpp"
+
 namespace labgrade {
 namespace {
 
@@ -42,6 +44,7 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   m.achieved_gflops = read.achieved_gflops;
   m.peak_bandwidth_gbs = read.peak_bandwidth_gbs;
   m.peak_gflops = read.peak_gflops;
+  m.fp32_peak_gflops = read.fp32_peak_gflops;
   m.sm_clock_mhz = read.clocks.sm_mhz_measured;
   m.clock_note = read.clocks.note;
   m.implausible = read.implausible;
@@ -59,6 +62,7 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
 nlohmann::json to_json(const PerformanceResult& result) {
   const PerformanceMeasurement& m = result.measurement;
   const cudalabs::config::Verdict& v = result.verdict;
+  const std::optional<Roofline> roofline = roofline_of(m);
   return {{"device", m.device},
           {"student_ms", m.student_ms},
           {"solution_ms", m.solution_ms},
@@ -73,6 +77,8 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"achieved_gflops", m.achieved_gflops},
           {"peak_bandwidth_gbs", m.peak_bandwidth_gbs},
           {"peak_gflops", m.peak_gflops},
+          {"fp32_peak_gflops", m.fp32_peak_gflops},
+          {"roofline", roofline ? to_json(*roofline) : nlohmann::json(nullptr)},
           {"sm_clock_mhz", m.sm_clock_mhz},
           {"clock_note", m.clock_note},
           {"implausible", m.implausible},
@@ -118,6 +124,7 @@ std::string describe(const PerformanceResult& result) {
       line += fmt::format(" {} {:.4g} ms{}", stage.name, stage.ms.median, &stage == &m.stages.back() ? "" : ",");
     }
   }
+  if (const auto roofline = roofline_of(m)) line += "\n" + describe(*roofline);
   return line + "\n" + result.verdict.explanation;
 }
 

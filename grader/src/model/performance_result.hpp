@@ -31,6 +31,7 @@ struct PerformanceMeasurement {
   double achieved_gflops = 0;
   double peak_bandwidth_gbs = 0;
   double peak_gflops = 0;
+  double fp32_peak_gflops = 0;  // the compute roof of the roofline (0: unknown)
   double sm_clock_mhz = 0;  // measured during the run
   std::string clock_note;
   // How far the timed calls can be trusted (cudalabs/timing/plausibility.hpp, grade_seed.hpp).

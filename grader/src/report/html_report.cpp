@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "model/roofline.hpp"
 #include "report/svg_charts.hpp"
 
 namespace labgrade {
@@ -170,6 +171,12 @@ void performance_section(std::string& html, const GradeResult& report, const Rep
     }
     if (m.flops > 0 && m.peak_gflops > 0) {
       html += svg::peak_bar("Arithmetic rate against the suite's peak", m.achieved_gflops, m.peak_gflops, "GFLOP/s");
+    }
+    if (const auto roof = roofline_of(m); roof && roof->intensity > 0 && roof->compute_gflops > 0) {
+      std::vector<svg::RooflinePoint> points = {{"student", roof->intensity, roof->student_gflops, "#4c78a8"}};
+      if (roof->reference_gflops) points.push_back({"reference", roof->intensity, *roof->reference_gflops, "#a0a0a0"});
+      html += svg::roofline("Roofline of this GPU (measured copy bandwidth, FP32 peak)", roof->bandwidth_gbs,
+                            roof->compute_gflops, points);
     }
     html += "</div>\n";
   }

@@ -106,4 +106,57 @@ std::string peak_bar(const std::string& title, double achieved, double peak, con
   return svg + "</svg>\n";
 }
 
+std::string roofline(const std::string& title, double bandwidth_gbs, double compute_gflops,
+                     const std::vector<RooflinePoint>& points) {
+  constexpr double kLeft = 70, kRight = 20, kTop = kTitleHeight + 8, kPlotHeight = 190;
+  const double ridge = compute_gflops / bandwidth_gbs;
+  double low = ridge, high = ridge;
+  for (const RooflinePoint& point : points) {
+    low = std::min(low, point.intensity);
+    high = std::max(high, point.intensity);
+  }
+  // Whole decades around the ridge and every point.
+  const double x_min = std::pow(10.0, std::floor(std::log10(low)) - 1);
+  const double x_max = std::pow(10.0, std::ceil(std::log10(high)) + 1);
+  const double y_max = std::pow(10.0, std::ceil(std::log10(compute_gflops * 1.5)));
+  double y_min = std::pow(10.0, std::floor(std::log10(bandwidth_gbs * x_min)));
+  for (const RooflinePoint& point : points) y_min = std::min(y_min, std::pow(10.0, std::floor(std::log10(point.gflops))));
+  const double width = kWidth - kLeft - kRight;
+  const auto x = [&](double v) { return kLeft + width * std::log10(v / x_min) / std::log10(x_max / x_min); };
+  const auto y = [&](double v) { return kTop + kPlotHeight * (1 - std::log10(v / y_min) / std::log10(y_max / y_min)); };
+
+  std::string svg = open(kTop + kPlotHeight + kAxisHeight + 16, title);
+  for (double decade = x_min; decade <= x_max * 1.001; decade *= 10) {
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#eee\"/>\n"
+                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" {4} text-anchor=\"middle\">{5:g}</text>\n",
+                       x(decade), kTop, kTop + kPlotHeight, kTop + kPlotHeight + 15, kFont, decade);
+  }
+  for (double decade = y_min; decade <= y_max * 1.001; decade *= 10) {
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>\n"
+                       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" {5} text-anchor=\"end\">{6:g}</text>\n",
+                       kLeft, y(decade), kLeft + width, kLeft - 6, y(decade) + 4, kFont, decade);
+  }
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} text-anchor=\"middle\">FLOP per byte</text>\n",
+                     kLeft + width / 2, kTop + kPlotHeight + 30, kFont);
+  svg += fmt::format("<text x=\"12\" y=\"{:.1f}\" {} transform=\"rotate(-90 12 {:.1f})\" "
+                     "text-anchor=\"middle\">GFLOP/s</text>\n",
+                     kTop + kPlotHeight / 2, kFont, kTop + kPlotHeight / 2);
+  // The roofs: memory up to the ridge, compute after it.
+  const double start = std::max(x_min, y_min / bandwidth_gbs);
+  svg += fmt::format("<polyline points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"none\" stroke=\"#c0392b\" "
+                     "stroke-width=\"2\"/>\n",
+                     x(start), y(bandwidth_gbs * start), x(ridge), y(compute_gflops), x(x_max), y(compute_gflops));
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {}>{:.0f} GB/s</text>\n", x(start) + 4,
+                     y(bandwidth_gbs * start) - 6, kFont, bandwidth_gbs);
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} text-anchor=\"end\">{:.0f} GFLOP/s</text>\n", x(x_max) - 4,
+                     y(compute_gflops) - 6, kFont, compute_gflops);
+  for (const RooflinePoint& point : points) {
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"/>\n"
+                       "<text x=\"{:.1f}\" y=\"{:.1f}\" {}>{}</text>\n",
+                       x(point.intensity), y(point.gflops), point.color, x(point.intensity) + 8, y(point.gflops) + 4,
+                       kFont, text(point.label));
+  }
+  return svg + "</svg>\n";
+}
+
 }  // namespace labgrade::svg

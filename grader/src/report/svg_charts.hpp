@@ -26,4 +26,15 @@ std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, co
 // measured ceiling), labelled with the fraction of peak. The track grows when achieved > peak.
 std::string peak_bar(const std::string& title, double achieved, double peak, const std::string& unit);
 
+// A roofline on log-log axes: the memory roof (GB/s times FLOP per byte) up to the ridge, the
+// compute roof after it, and each point (arithmetic intensity, achieved GFLOP/s).
+struct RooflinePoint {
+  std::string label;
+  double intensity = 0;  // FLOP per byte, > 0
+  double gflops = 0;     // > 0
+  std::string color;
+};
+std::string roofline(const std::string& title, double bandwidth_gbs, double compute_gflops,
+                     const std::vector<RooflinePoint>& points);
+
 }  // namespace labgrade::svg

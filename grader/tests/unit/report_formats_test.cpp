@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "model/roofline.hpp"
 #include "report/gradescope_report.hpp"
 #include "report/html_report.hpp"
 #include "report/json_report.hpp"
@@ -680,6 +681,39 @@ TEST(ReportOutputs, WritesEachFormatWhereAsked) {
   ReportOutputs unknown;
   unknown.formats = {"pdf"};
   EXPECT_THROW(prepare_report_outputs(unknown), UsageError);
+}
+
+// The roofline of a case with FLOPs: a 4096^3 matmul (683 FLOP/B) is past the ridge of an H100
+// (66909 / 2986 = 22.4 FLOP/B), so the FP32 roof binds; a preview has no reference point.
+TEST(ReportFormats, PlacesEachTimedCaseOnTheRoofline) {
+  PerformanceResult matmul = measured(13.7, 6.85, 44.1, 1.0, 4.0, {2.0, 1.98, 2.02}, "2x the solution's time");
+  matmul.measurement.flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  matmul.measurement.bytes = 3.0 * 4096 * 4096 * 4;
+  matmul.measurement.fp32_peak_gflops = 66909;
+  const auto roof = roofline_of(matmul.measurement);
+  ASSERT_TRUE(roof);
+  EXPECT_NEAR(roof->intensity, 682.7, 0.1);
+  EXPECT_NEAR(roof->ridge, 22.4, 0.05);
+  EXPECT_FALSE(roof->memory_bound);
+  EXPECT_NEAR(roof->student_fraction, 2.0 * 4096.0 * 4096.0 * 4096.0 / 13.7e-3 / 1e9 / 66909, 1e-9);
+  ASSERT_TRUE(roof->reference_fraction);
+  EXPECT_NEAR(*roof->reference_fraction, 2 * roof->student_fraction, 1e-9);
+  EXPECT_EQ(describe(*roof), "roofline: 683 FLOP/B, above the ridge at 22.4 FLOP/B; the FP32 roof (66909 GFLOP/s) "
+                             "binds: you reach 15% of it, the reference 30%");
+  GradeResult report = graded_report();
+  report.tests[6].performance = matmul;
+  const std::string html = html_report(report, kInstructor);
+  EXPECT_NE(html.find("aria-label=\"Roofline of this GPU"), std::string::npos);
+  EXPECT_NE(html.find(">reference</text>"), std::string::npos);
+  const nlohmann::json json = report_to_json(report);
+  EXPECT_EQ(json.at("tests")[6].at("performance").at("roofline").at("binding_roof"), "compute");
+
+  // Timed alone (a preview): the student's point only; a case without bytes has no roofline.
+  PerformanceMeasurement alone = matmul.measurement;
+  alone.compared_with = cudalabs::events::kComparedWithNothing;
+  EXPECT_FALSE(roofline_of(alone)->reference_fraction);
+  alone.bytes = 0;
+  EXPECT_FALSE(roofline_of(alone));
 }
 
 // People read the points: at most two decimals (the JSON keeps the exact value).

@@ -119,6 +119,7 @@ struct Measurement {
   double achieved_gflops = 0;
   double peak_bandwidth_gbs = 0;  // measured in-process
   double peak_gflops = 0;         // declared by the suite
+  double fp32_peak_gflops = 0;    // this device's FP32 roof (SMs x lanes x 2 x clock); 0: unknown
   Clocks clocks;
   // How far the timed calls can be trusted (cudalabs/timing/plausibility.hpp). `implausible` is
   // required: a measurement that does not say whether it is believable is not scored.

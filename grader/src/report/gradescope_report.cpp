@@ -16,7 +16,9 @@ std::string overview(const GradeResult& report) {
   std::string text = fmt::format("{} — {}\nScore: {} / {} ({})\n", report.lab, report.title,
                                  format_points(report.points_earned), format_points(report.points_possible),
                                  report.status_detail);
-  return text + submission_overview(report);
+  text += submission_overview(report);
+  if (const std::string kernels = kernel_resources_text(report); !kernels.empty()) text += "\n" + kernels;
+  return text;
 }
 
 std::string test_output(const ScoredTest& test) {

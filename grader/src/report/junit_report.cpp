@@ -83,6 +83,7 @@ std::vector<Case> run_cases(const GradeResult& report) {
   if (report.build.attempted) {
     Case build{classname, "build", report.build.seconds, Case::Outcome::Passed, "", "", "",
                "$ " + report.build.command};
+    if (const std::string kernels = kernel_resources_text(report); !kernels.empty()) build.system_out += "\n" + kernels;
     if (!report.build.succeeded) {
       build.outcome = Case::Outcome::Error;
       build.type = "build_failed";

@@ -104,6 +104,15 @@ std::string describe_kernel_resources(const KernelResources& kernel) {
   return text;
 }
 
+std::string kernel_resources_text(const GradeResult& report) {
+  if (!report.build.succeeded || report.build.kernels.empty()) return "";
+  std::string text = "Your kernels, as the compiler built them (per thread; shared memory per block):\n";
+  for (const KernelResources& kernel : report.build.kernels) {
+    text += fmt::format("  {} ({}): {}\n", kernel.name, kernel.arch, describe_kernel_resources(kernel));
+  }
+  return text;
+}
+
 std::string format_points(double points) {
   // At most two decimals, none that are zero: 95.4567 -> "95.46", 4.0 -> "4", 7.5 -> "7.5".
   std::string text = fmt::format("{:.2f}", points);

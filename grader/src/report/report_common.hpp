@@ -45,6 +45,9 @@ std::string format_points(double points);  // "4", "7.5"
 // B back": a kernel short of registers pays in memory traffic).
 std::string describe_kernel_resources(const KernelResources& kernel);
 
+// "Your kernels, as the compiler built them ...:" and one line per kernel; "" when there are none.
+std::string kernel_resources_text(const GradeResult& report);
+
 // The late policy's effect, for a result that has one (`labgrade batch`): "Late: submitted ...,
 // 2 days after the deadline ...: -20% = -18.5 points (92.5 before the penalty)", or "On time: ...".
 // Empty without one.

@@ -187,12 +187,9 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
     out << "\n" << paint("Not enforced by this machine's kernel (see labgrade --version):", "1") << "\n";
     for (const auto& missing : report.unenforced_protections) out << indented(missing);
   }
-  if (report.build.succeeded && !report.build.kernels.empty()) {
-    out << "\n" << paint("Your kernels, as the compiler built them (per thread; shared memory per block):", "1")
-        << "\n";
-    for (const KernelResources& kernel : report.build.kernels) {
-      out << fmt::format("  {} ({}): {}\n", kernel.name, kernel.arch, describe_kernel_resources(kernel));
-    }
+  if (const std::string kernels = kernel_resources_text(report); !kernels.empty()) {
+    const auto heading_end = kernels.find('\n');
+    out << "\n" << paint(kernels.substr(0, heading_end), "1") << kernels.substr(heading_end);
   }
   if (report.build.attempted && !report.build.succeeded) {
     out << "\n" << paint("Compiler output:", "1") << "\n  $ " << report.build.command << "\n"

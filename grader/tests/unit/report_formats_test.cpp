@@ -716,6 +716,38 @@ TEST(ReportFormats, PlacesEachTimedCaseOnTheRoofline) {
   EXPECT_FALSE(roofline_of(alone));
 }
 
+// Every format names what each kernel uses, as the compiler reported it.
+TEST(ReportFormats, EveryFormatListsTheKernelsResources) {
+  GradeResult report = graded_report();
+  KernelResources tiled;
+  tiled.name = "tiled_kernel<64u, 8u, 1u>";
+  tiled.arch = "sm_90";
+  tiled.registers = 32;
+  tiled.shared_bytes = 16640;
+  KernelResources spilling = tiled;
+  spilling.name = "naive_kernel";
+  spilling.shared_bytes = 0;
+  spilling.spill_store_bytes = 24;
+  spilling.spill_load_bytes = 16;
+  report.build.attempted = true;
+  report.build.succeeded = true;
+  report.build.kernels = {tiled, spilling};
+  const std::string line = "tiled_kernel<64u, 8u, 1u> (sm_90): 32 registers, 16640 B shared memory, no spills";
+  const std::string spill = "naive_kernel (sm_90): 32 registers, spills 24 B to local memory and loads 16 B back";
+  std::ostringstream text;
+  write_text_report(text, report, TextStyle{false, true});
+  for (const std::string& out : {text.str(), gradescope_results(report).at("output").get<std::string>()}) {
+    EXPECT_NE(out.find(line), std::string::npos) << out;
+    EXPECT_NE(out.find(spill), std::string::npos) << out;
+  }
+  const std::string junit = junit_report(report, kInstructor);
+  EXPECT_NE(junit.find(markup_escape(line)), std::string::npos) << junit;
+  EXPECT_NE(junit.find(spill), std::string::npos) << junit;
+  EXPECT_NE(html_report(report, kInstructor).find("<td class=\"name\">tiled_kernel&lt;64u, 8u, 1u&gt;</td>"),
+            std::string::npos);
+  EXPECT_EQ(report_to_json(report).at("build").at("kernels")[1].at("spill_store_bytes"), 24);
+}
+
 // People read the points: at most two decimals (the JSON keeps the exact value).
 TEST(ReportFormats, PointsHaveAtMostTwoDecimals) {
   EXPECT_EQ(format_points(95.4567), "95.46");

@@ -14,6 +14,7 @@
 #include "reference_target_reader.hpp"
 #include "late_policy_reader.hpp"
 #include "service_policy_reader.hpp"
+#include "kernel_requirement_reader.hpp"
 #include "sanitizer_reader.hpp"
 #include "spelling.hpp"
 #include "yaml_fields.hpp"
@@ -269,7 +270,8 @@ LabConfig load_lab_config(const fs::path& file) {
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
           {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "tolerances", "tests",
-           "performance", "forbid", "allow", "sanitizer", "reference_targets", "late", "service", "withheld_points"});
+           "performance", "forbid", "allow", "sanitizer", "kernels", "reference_targets", "late", "service",
+           "withheld_points"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);
@@ -281,6 +283,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.forbid = detail::read_forbid_rules(*top, diagnostics);
       lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");
       lab.sanitizer = detail::read_sanitizer_policy(*top, diagnostics);
+      lab.kernels = detail::read_kernel_requirements(*top, diagnostics);
       lab.reference_targets = detail::read_reference_targets(*top, diagnostics);
       lab.late = detail::read_late_policy(*top, diagnostics);
       lab.service = detail::read_service_policy(*top);

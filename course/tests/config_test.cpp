@@ -678,6 +678,21 @@ TEST(ReferenceTargets, BadEntriesAreReportedWithTheirPlace) {
                      {7, 46, "reference_targets[1].by", {"unknown key 'by'"}}});
 }
 
+TEST(KernelRequirementsConfig, AreReadInOrder) {
+  const auto lab = load_lab_config(lab_fixture("kernels_lab"));
+  ASSERT_EQ(lab.kernels.size(), 2u);
+  EXPECT_EQ(lab.kernels[0].kernel, "transpose_coalesced_kernel");
+  EXPECT_EQ(lab.kernels[0].uses, "shared_memory");
+  EXPECT_EQ(lab.kernels[0].why, "stage the tile in shared memory (step 2)");
+  EXPECT_EQ(lab.kernels[1].uses, "no_spills");
+  EXPECT_TRUE(load_lab_config(lab_fixture("minimal_lab")).kernels.empty());
+}
+
+TEST(KernelRequirementsConfig, UnknownUseAndMissingWhyAreReported) {
+  expect_lab_errors("bad_kernels", {{6, 23, "kernels[0].uses", {"shared_memory", "no_spills"}},
+                                    {7, 5, "kernels[1].why", {"missing required key 'why'"}}});
+}
+
 TEST(SanitizerConfig, BadValueAndUnknownSubKeyAreReported) {
   expect_lab_errors("bad_sanitizer", {{5, 23, "sanitizer.required", {"expected true or false", "'yes'"}},
                                       {5, 28, "sanitizer.tools", {"unknown key 'tools'"}}});

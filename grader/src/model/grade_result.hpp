@@ -67,6 +67,7 @@ struct BuildSummary {
   double seconds = 0;
   std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
   std::vector<KernelResources> kernels;   // each kernel's registers, shared memory and spills
+  std::vector<std::string> unmet_requirements;  // the lab's `kernels:` not met (not scored)
 };
 
 // A late submission's penalty, from the lab's `late:` policy (batch grades only: they know when

@@ -238,7 +238,13 @@ void kernels_section(std::string& html, const GradeResult& report) {
                         h(kernel.name), h(kernel.arch), kernel.registers, kernel.shared_bytes, kernel.spill_store_bytes,
                         kernel.spill_load_bytes);
   }
-  html += "</tbody>\n</table>\n</section>\n";
+  html += "</tbody>\n</table>\n";
+  if (!report.build.unmet_requirements.empty()) {
+    html += "<p>What the lab asks of your kernels and did not find (not scored):</p>\n<ul>\n";
+    for (const std::string& unmet : report.build.unmet_requirements) html += "<li>" + h(unmet) + "</li>\n";
+    html += "</ul>\n";
+  }
+  html += "</section>\n";
 }
 
 // A good build's warnings, folded away at the end.

@@ -110,6 +110,10 @@ std::string kernel_resources_text(const GradeResult& report) {
   for (const KernelResources& kernel : report.build.kernels) {
     text += fmt::format("  {} ({}): {}\n", kernel.name, kernel.arch, describe_kernel_resources(kernel));
   }
+  if (!report.build.unmet_requirements.empty()) {
+    text += "What the lab asks of your kernels and did not find (not scored):\n";
+    for (const std::string& unmet : report.build.unmet_requirements) text += "  " + unmet + "\n";
+  }
   return text;
 }
 

@@ -11,6 +11,7 @@
 
 #include "build/submission_builder.hpp"
 #include "checks/include_scan.hpp"
+#include "checks/kernel_requirements.hpp"
 #include "checks/review_scan.hpp"
 #include "checks/symbol_scan.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
@@ -98,7 +99,10 @@ std::optional<Stop> build_student_code(SessionState& session) {
       BuildRequest{session.recipe, session.staged.files, session.binary_dir, session.course.build_timeout_seconds,
                    session.course.max_output_bytes, session.course.compiler_limits});
   name_students_own_files(session.result.build.output, session);
-  if (session.result.build.succeeded) return std::nullopt;
+  if (session.result.build.succeeded) {
+    session.result.build.unmet_requirements = unmet_kernel_requirements(session.lab.kernels, session.result.build.kernels);
+    return std::nullopt;
+  }
   return Stop{not_built(session), "the code did not compile; the compiler's messages are below",
               "not run: the code did not compile"};
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "build/kernel_resources.hpp"
+#include "checks/kernel_requirements.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -144,6 +145,35 @@ TEST(KernelResources, NamesKernelsAsTheirAuthorsWroteThem) {
   EXPECT_EQ(kernel_display_name("_ZN7student45_GLOBAL__N__17ea621d_12_transpose_cu_3e51d4f012naive_kernelEPKfPfjj"),
             "naive_kernel");
   EXPECT_EQ(kernel_display_name("not_mangled"), "not_mangled");
+}
+
+// The lab's `kernels:` on what the compiler reported: a template's every instantiation must meet
+// it; a kernel that is not there is named too.
+TEST(KernelRequirements, NameEachKernelThatMissesWhatTheLabAsks) {
+  KernelResources tiled64;
+  tiled64.name = "tiled_kernel<64u, 8u>";
+  tiled64.arch = "sm_90";
+  tiled64.shared_bytes = 16640;
+  KernelResources tiled32 = tiled64;
+  tiled32.name = "tiled_kernel<32u, 8u>";
+  tiled32.shared_bytes = 0;
+  KernelResources naive = tiled64;
+  naive.name = "naive_kernel";
+  naive.shared_bytes = 0;
+  naive.spill_store_bytes = 8;
+  using cudalabs::config::KernelRequirement;
+  const std::vector<KernelRequirement> required = {
+      {"tiled_kernel", "shared_memory", "stage the tile (step 2)"},
+      {"naive_kernel", "no_spills", "keep it in registers"},
+      {"conflict_free_kernel", "shared_memory", "pad the tile (step 3)"}};
+  const std::vector<std::string> unmet = unmet_kernel_requirements(required, {tiled64, tiled32, naive});
+  ASSERT_EQ(unmet.size(), 3u);
+  EXPECT_EQ(unmet[0], "tiled_kernel<32u, 8u> (sm_90) uses no (static) shared memory: stage the tile (step 2)");
+  EXPECT_EQ(unmet[1], "naive_kernel (sm_90) spills registers to local memory: keep it in registers");
+  EXPECT_NE(unmet[2].find("no kernel named conflict_free_kernel was compiled"), std::string::npos) << unmet[2];
+  tiled32.shared_bytes = 4096;
+  naive.spill_store_bytes = 0;
+  EXPECT_EQ(unmet_kernel_requirements({required[0], required[1]}, {tiled64, tiled32, naive}).size(), 0u);
 }
 
 // The student's compile asks the compiler for each kernel's resources.

@@ -47,6 +47,16 @@ struct SanitizerPolicy {
   bool required = false;  // a grade always runs the sanitizer pass; a finding scores the test 0
 };
 
+// `kernels:`: what a named kernel of the student's code must use, checked on what the compiler
+// reports (registers, shared memory, spills); a kernel that misses it is named in the report
+// with `why`, for the student and the instructor (not scored).
+inline const std::vector<std::string> kKernelUses = {"shared_memory", "no_spills"};
+struct KernelRequirement {
+  std::string kernel;  // the name as written, without template arguments: "transpose_coalesced_kernel"
+  std::string uses;    // one of kKernelUses
+  std::string why;     // e.g. "stage the tile in shared memory (handout, step 2)"
+};
+
 // `reference_targets:`: what the reference solution must reach on the course's GPU, measured by
 // bench/labs/<lab>_bench.cu against a baseline in the same run. Handouts and benches cite these;
 // they are the course's bar for the solution, not a threshold for students.
@@ -96,6 +106,7 @@ struct LabConfig {
   ForbidRules forbid;        // `forbid:`, added to the course's (see forbid_rules.hpp)
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
+  std::vector<KernelRequirement> kernels;  // `kernels:`; optional
   std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
   std::optional<LatePolicy> late;  // `late:`; optional
   ServicePolicy service;           // `service:`; optional (everything allowed)

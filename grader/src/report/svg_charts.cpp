@@ -106,6 +106,13 @@ std::string peak_bar(const std::string& title, double achieved, double peak, con
   return svg + "</svg>\n";
 }
 
+// A decade as people write it on an axis: 0.01, 1, 100, 10k, 1M.
+std::string decade_label(double value) {
+  if (value >= 1e6) return fmt::format("{:g}M", value / 1e6);
+  if (value >= 1e3) return fmt::format("{:g}k", value / 1e3);
+  return fmt::format("{:g}", value);
+}
+
 std::string roofline(const std::string& title, double bandwidth_gbs, double compute_gflops,
                      const std::vector<RooflinePoint>& points) {
   constexpr double kLeft = 70, kRight = 20, kTop = kTitleHeight + 8, kPlotHeight = 190;
@@ -128,13 +135,13 @@ std::string roofline(const std::string& title, double bandwidth_gbs, double comp
   std::string svg = open(kTop + kPlotHeight + kAxisHeight + 16, title);
   for (double decade = x_min; decade <= x_max * 1.001; decade *= 10) {
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#eee\"/>\n"
-                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" {4} text-anchor=\"middle\">{5:g}</text>\n",
-                       x(decade), kTop, kTop + kPlotHeight, kTop + kPlotHeight + 15, kFont, decade);
+                       "<text x=\"{0:.1f}\" y=\"{3:.1f}\" {4} text-anchor=\"middle\">{5}</text>\n",
+                       x(decade), kTop, kTop + kPlotHeight, kTop + kPlotHeight + 15, kFont, decade_label(decade));
   }
   for (double decade = y_min; decade <= y_max * 1.001; decade *= 10) {
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>\n"
-                       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" {5} text-anchor=\"end\">{6:g}</text>\n",
-                       kLeft, y(decade), kLeft + width, kLeft - 6, y(decade) + 4, kFont, decade);
+                       "<text x=\"{3:.1f}\" y=\"{4:.1f}\" {5} text-anchor=\"end\">{6}</text>\n",
+                       kLeft, y(decade), kLeft + width, kLeft - 6, y(decade) + 4, kFont, decade_label(decade));
   }
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} text-anchor=\"middle\">FLOP per byte</text>\n",
                      kLeft + width / 2, kTop + kPlotHeight + 30, kFont);
@@ -146,15 +153,17 @@ std::string roofline(const std::string& title, double bandwidth_gbs, double comp
   svg += fmt::format("<polyline points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"none\" stroke=\"#c0392b\" "
                      "stroke-width=\"2\"/>\n",
                      x(start), y(bandwidth_gbs * start), x(ridge), y(compute_gflops), x(x_max), y(compute_gflops));
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {}>{:.0f} GB/s</text>\n", x(start) + 4,
-                     y(bandwidth_gbs * start) - 6, kFont, bandwidth_gbs);
+  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {}>{:.0f} GB/s</text>\n", x(start) + 14,
+                     y(bandwidth_gbs * start) - 10, kFont, bandwidth_gbs);
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} text-anchor=\"end\">{:.0f} GFLOP/s</text>\n", x(x_max) - 4,
                      y(compute_gflops) - 6, kFont, compute_gflops);
-  for (const RooflinePoint& point : points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const RooflinePoint& point = points[i];
+    // The first label below its point, the others above: two points at one intensity stay legible.
     svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"5\" fill=\"{}\"/>\n"
                        "<text x=\"{:.1f}\" y=\"{:.1f}\" {}>{}</text>\n",
-                       x(point.intensity), y(point.gflops), point.color, x(point.intensity) + 8, y(point.gflops) + 4,
-                       kFont, text(point.label));
+                       x(point.intensity), y(point.gflops), point.color, x(point.intensity) + 8,
+                       y(point.gflops) + (i == 0 ? 16 : -8), kFont, text(point.label));
   }
   return svg + "</svg>\n";
 }

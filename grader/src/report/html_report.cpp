@@ -233,7 +233,8 @@ void kernels_section(std::string& html, const GradeResult& report) {
           "<th class=\"num\">shared memory per block</th><th class=\"num\">spill stores / loads</th></tr></thead>\n"
           "<tbody>\n";
   for (const KernelResources& kernel : report.build.kernels) {
-    html += fmt::format("<tr><td class=\"name\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{} B</td>"
+    html += fmt::format("<tr><td class=\"name\" style=\"white-space: nowrap\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+                        "<td class=\"num\">{} B</td>"
                         "<td class=\"num\">{} B / {} B</td></tr>\n",
                         h(kernel.name), h(kernel.arch), kernel.registers, kernel.shared_bytes, kernel.spill_store_bytes,
                         kernel.spill_load_bytes);

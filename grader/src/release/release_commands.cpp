@@ -1,10 +1,7 @@
 #include "release/release_commands.hpp"
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -124,18 +121,12 @@ void print_next_steps(const GradeResult& result, const CoursePaths& paths, const
       !outputs.output_dir.empty() || outputs.formats.empty() || outputs.formats == std::vector<std::string>{"text"};
   if (!text_on_stdout) return;
   // The student's own files (a check reads them where they are): what they still mark TODO.
-  std::vector<std::string> marked;
+  std::vector<fs::path> sources;
   const fs::path submission(result.submission);
   for (const std::string& file : result.staged_files) {
-    const fs::path source = fs::is_directory(submission) ? submission / file : submission;
-    std::ifstream in(source, std::ios::binary);
-    if (!in) continue;
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (std::string& function : functions_marked_todo(text)) {
-      if (std::find(marked.begin(), marked.end(), function) == marked.end()) marked.push_back(std::move(function));
-    }
+    sources.push_back(fs::is_directory(submission) ? submission / file : submission);
   }
-  std::cout << next_steps(result, paths.lab_dir(result.lab) / "README.md", marked);
+  std::cout << next_steps(result, paths.lab_dir(result.lab) / "README.md", functions_marked_todo_in(sources));
 }
 
 }  // namespace labgrade

@@ -10,19 +10,12 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "release/public_lab_config.hpp"
 #include "release/release_contents.hpp"
+#include "text/file_text.hpp"
 #include "release/student_readme.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
 namespace {
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write_file(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
@@ -89,7 +82,7 @@ std::vector<fs::path> write_release(const CoursePaths& paths, const ReleaseReque
   for (const fs::path& relative : released_paths(labs)) copy_released(paths.root, relative, out, written);
 
   const fs::path templates = paths.root / kReleaseTemplateDir;
-  write_file(out / "CMakeLists.txt", read_file(templates / "CMakeLists.txt"));
+  write_file(out / "CMakeLists.txt", read_file_text(templates / "CMakeLists.txt"));
   written.emplace_back("CMakeLists.txt");
 
   std::vector<cudalabs::config::LabConfig> released;
@@ -99,11 +92,11 @@ std::vector<fs::path> write_release(const CoursePaths& paths, const ReleaseReque
     written.push_back(relative);
     released.push_back(cudalabs::config::load_lab_config(out / relative));  // the release must load what it ships
   }
-  write_file(out / "README.md", student_readme(read_file(templates / "README.md"), released));
+  write_file(out / "README.md", student_readme(read_file_text(templates / "README.md"), released));
   written.emplace_back("README.md");
   // The release is meant to become the student's own repository: its build folder and packed
   // archives stay out of it.
-  write_file(out / ".gitignore", read_file(templates / "gitignore"));
+  write_file(out / ".gitignore", read_file_text(templates / "gitignore"));
   written.emplace_back(".gitignore");
 
   std::sort(written.begin(), written.end());

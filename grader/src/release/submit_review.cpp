@@ -1,7 +1,5 @@
 #include "release/submit_review.hpp"
 
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -14,16 +12,6 @@
 namespace labgrade {
 namespace fs = std::filesystem;
 namespace {
-
-std::vector<std::string> marked_todos(const std::vector<fs::path>& staged) {
-  std::vector<std::string> functions;
-  for (const fs::path& file : staged) {
-    std::ifstream in(file, std::ios::binary);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const std::string& function : functions_marked_todo(text)) functions.push_back(function);
-  }
-  return functions;
-}
 
 // The compiler's first error line, shortened to the file's own name.
 std::string first_error(const std::string& output, const fs::path& staged_dir) {
@@ -43,7 +31,7 @@ std::vector<std::string> review_packed_files(const CoursePaths& paths, const std
                                              const cudalabs::config::CourseConfig& course,
                                              const std::vector<fs::path>& staged, const fs::path& scratch) {
   std::vector<std::string> warnings;
-  if (const auto todos = marked_todos(staged); !todos.empty()) {
+  if (const auto todos = functions_marked_todo_in(staged); !todos.empty()) {
     warnings.push_back(fmt::format("your code still marks {} TODO(student): {} (is this the version you mean to "
                                    "hand in? `labgrade check {}` runs the public tests)",
                                    todos.size() == 1 ? "this function" : "these functions", fmt::join(todos, ", "),

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text/file_text.hpp"
+
 namespace labgrade {
 namespace {
 
@@ -115,6 +117,17 @@ std::vector<std::string> functions_marked_todo(std::string_view source) {
       head.clear();
     } else {
       head += c;
+    }
+  }
+  return functions;
+}
+
+std::vector<std::string> functions_marked_todo_in(const std::vector<std::filesystem::path>& files) {
+  std::vector<std::string> functions;
+  for (const std::filesystem::path& file : files) {
+    if (!std::filesystem::is_regular_file(file)) continue;
+    for (std::string& function : functions_marked_todo(read_file_text(file))) {
+      if (std::find(functions.begin(), functions.end(), function) == functions.end()) functions.push_back(std::move(function));
     }
   }
   return functions;

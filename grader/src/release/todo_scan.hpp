@@ -1,6 +1,7 @@
 #pragma once
 // Which functions of a student's source still hold a `TODO(student)` comment: what `check` lists,
 // with a GPU or without one (where no test runs to find an unimplemented call).
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,5 +13,8 @@ namespace labgrade {
 // reading of C++: namespaces are looked into, string and character literals skipped; a marker
 // followed by a declaration or a block's end belongs to no function.
 std::vector<std::string> functions_marked_todo(std::string_view source);
+
+// The same over several files, each function once; a file that does not exist is passed over.
+std::vector<std::string> functions_marked_todo_in(const std::vector<std::filesystem::path>& files);
 
 }  // namespace labgrade

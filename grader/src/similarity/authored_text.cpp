@@ -1,31 +1,16 @@
 #include "similarity/authored_text.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "sandbox/child_process.hpp"
+#include "text/file_text.hpp"
+#include "text/text_lines.hpp"
 
 namespace labgrade::similarity {
 namespace fs = std::filesystem;
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + file.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The student's file with every line diff matches to the skeleton (ignoring whitespace) empty:
 // one output line per line of `student`, in order.
@@ -43,7 +28,7 @@ std::vector<std::string> blank_skeleton_lines(const fs::path& skeleton, const fs
                                          student.string(), skeleton.string(),
                                          process.started ? process.describe_end(spec.timeout_seconds) : process.output));
   }
-  return lines_of(process.output);
+  return split_lines(process.output);
 }
 
 }  // namespace
@@ -61,7 +46,7 @@ AuthoredText authored_text(const std::vector<fs::path>& staged, const fs::path& 
                            const std::string& diff_program) {
   AuthoredText text;
   for (const fs::path& file : staged) {
-    const std::vector<std::string> original = lines_of(read_file(file));
+    const std::vector<std::string> original = split_lines(read_file_text(file));
     const fs::path skeleton = skeleton_dir / file.filename();
     std::vector<std::string> compared =
         fs::is_regular_file(skeleton) ? blank_skeleton_lines(skeleton, file, diff_program) : original;

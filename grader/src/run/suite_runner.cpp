@@ -64,7 +64,11 @@ void explain_host_memory(TestOutcome& outcome, std::uint64_t limit_bytes, std::u
   // failed was the one that crossed it. (The limit counts virtual data, part of which, CUDA's
   // included, is never resident: the peak resident set stays somewhat below it. Lab tests use far
   // less than 3/4 of any sensible limit.)
-  const bool crashed_at_limit = (outcome.status == TestStatus::Crashed) &&
+  // Under the judge/runner split the student's code crashes in its runner, and the judge fails the
+  // test saying so (the peak counts the runner: the judge reaps it).
+  const bool runner_crashed = outcome.message.find("your code (in its runner process)") != std::string::npos &&
+                              outcome.message.find("killed by signal") != std::string::npos;
+  const bool crashed_at_limit = (outcome.status == TestStatus::Crashed || runner_crashed) &&
                                 static_cast<double>(peak_bytes) >= 0.75 * static_cast<double>(limit_bytes);
   if (!threw && !crashed_at_limit) return;
   outcome.message = host_memory_verdict(static_cast<double>(limit_bytes)) +

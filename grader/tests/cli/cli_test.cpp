@@ -32,7 +32,10 @@ TEST(LabgradeCli, EveryCommandHasHelp) {
     EXPECT_EQ(run.process.exit_code, 0);
     // Named as labgrade, however its path was typed (here an absolute path).
     EXPECT_CONTAINS(run.process.output, std::string("Usage: labgrade ") + command + " [OPTIONS]");
-    EXPECT_CONTAINS(run.process.output, std::string("Examples:\n  labgrade ") + command);
+    // A command this build left out (batch without SQLite) says so and how to get it instead.
+    if (run.process.output.find("not in this build") == std::string::npos) {
+      EXPECT_CONTAINS(run.process.output, std::string("Examples:\n  labgrade ") + command);
+    }
     EXPECT_EQ(run.process.output.find(exit_code_line), std::string::npos) << "the exit codes are the top level's";
     for (const char* noise : {"TEXT", "(existing)", "PATH(", "DIR(", ":{"}) {
       EXPECT_EQ(run.process.output.find(noise), std::string::npos) << noise << " in:\n" << run.process.output;
@@ -269,8 +272,9 @@ TEST(LabgradeCli, OutOfBoundsWritesCostOnlyTheirOwnTests) {
   const LabgradeRun run = labgrade({"grade", "01_vector_add", "--submission", submission("out_of_bounds")});
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  // The kernel breaks its runner's CUDA context; the judge fails that test and starts a new runner.
   const auto& crashed = test_named(run.report, "VectorAdd.LargePrime");
-  EXPECT_EQ(crashed["status"], "crashed");
+  EXPECT_EQ(crashed["status"], "failed");
   EXPECT_CONTAINS(crashed["message"].get<std::string>(), "cudaErrorIllegalAddress");
   EXPECT_EQ(test_named(run.report, "Saxpy.LargePrime")["status"], "passed");  // ran in a fresh process
   EXPECT_EQ(test_named(run.report, "Saxpy.Full2To26")["status"], "passed");

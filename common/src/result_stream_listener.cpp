@@ -1,5 +1,6 @@
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/gpu_test.hpp"
+#include "cudalabs/remote/judge.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "process_device_memory.hpp"
 #include "result_stream_fd.hpp"
@@ -168,8 +170,11 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   void stop_if_host_memory_exceeded(const ::testing::TestInfo& info) const {
     rlimit data{};
     if (::getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur == RLIM_INFINITY) return;
-    const std::size_t peak = peak_resident_bytes();
-    if (peak <= data.rlim_cur) return;
+    // A runner of this judge that crashed with three quarters of the limit resident ran out of it
+    // (an allocation past it failed, and the code used the null it got).
+    const std::size_t runner_peak = cudalabs::remote::take_crashed_runner_peak_bytes();
+    const std::size_t peak = std::max(peak_resident_bytes(), runner_peak);
+    if (peak <= data.rlim_cur && runner_peak < data.rlim_cur / 4 * 3) return;
     emit(events::HostMemory{full_name(info), peak, data.rlim_cur});
     std::_Exit(kHostMemoryExitCode);
   }

@@ -6,12 +6,14 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -19,8 +21,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/result_stream.hpp"
@@ -117,11 +120,16 @@ std::string Runner::end_of(const std::string& what) noexcept {
   std::string ended = what;
   if (pid_ > 0) {
     int status = 0;
+    rusage usage{};
     // A runner that hung up is usually already gone; give it a moment, then end it.
     for (int i = 0; i < 50; ++i) {
-      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      const pid_t done = ::wait4(pid_, &status, WNOHANG, &usage);
       if (done == pid_) {
         ended += ": the process " + describe_wait_status(status);
+        if (WIFSIGNALED(status)) {
+          std::size_t& peak = judge().crashed_runner_peak_bytes;
+          peak = std::max(peak, static_cast<std::size_t>(usage.ru_maxrss) * 1024);  // ru_maxrss is in KiB
+        }
         pid_ = -1;
         break;
       }
@@ -295,6 +303,8 @@ bool judge_mode() noexcept { return judge().lab_id != nullptr; }
 std::uint64_t calls_made() noexcept { return judge().calls; }
 
 double last_call_host_ms() noexcept { return judge().last_transact_host_ms; }
+
+std::size_t take_crashed_runner_peak_bytes() noexcept { return std::exchange(judge().crashed_runner_peak_bytes, 0); }
 
 bool last_student_call_returned_while_busy() { return judge().last_student_returned_while_busy; }
 

@@ -74,6 +74,7 @@ struct JudgeState {
   std::uint64_t calls = 0;
   bool last_student_returned_while_busy = false;
   double last_transact_host_ms = 0;  // request sent to reply read, by the host's clock
+  std::size_t crashed_runner_peak_bytes = 0;  // take_crashed_runner_peak_bytes()
   Runner& runner(Side side);
 };
 

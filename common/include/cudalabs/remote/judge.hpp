@@ -62,6 +62,10 @@ std::uint64_t calls_made() noexcept;
 
 // How long the last call took by the host's clock, from its request to its reply (diagnostics).
 double last_call_host_ms() noexcept;
+// The largest peak resident size (bytes) of a runner killed by a signal since the last call, then
+// 0 again: a runner that crashed near the host-memory limit (malloc returned null) is charged
+// for that limit by the test's listener, as a test process would be.
+std::size_t take_crashed_runner_peak_bytes() noexcept;
 
 // Whether the last student call's work was still running on its runner's streams when the
 // function returned (lab 09's API must return without waiting). The one thing a runner reports

@@ -67,8 +67,10 @@ struct ReferenceTarget {
 };
 // copy_bandwidth: a device-to-device cudaMemcpy of the same bytes (read + written); cub, cublas:
 // the library's routine for the same problem; slowest_stage: the slowest stage of a pipeline, run
-// alone over the same data (a throughput of 1 / its time).
-inline const std::vector<std::string> kReferenceBaselines{"copy_bandwidth", "cub", "cublas", "slowest_stage"};
+// alone over the same data (a throughput of 1 / its time); naive_kernel: the lab's naive fixture
+// (one thread per candidate or output, no technique), where no library solves the problem.
+inline const std::vector<std::string> kReferenceBaselines{"copy_bandwidth", "cub", "cublas", "slowest_stage",
+                                                          "naive_kernel"};
 // `late:`: how a submission after the deadline is marked down (applied by `labgrade batch`, which
 // knows when each submission was made). Late days are counted in whole days started after `due`;
 // a submission within the grace period after `due` is on time.

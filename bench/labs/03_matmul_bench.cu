@@ -33,7 +33,7 @@ using cudalabs::DeviceBuffer;
 using nlohmann::json;
 using namespace cudalabs::timing;
 
-constexpr double kTargetFractionOfCublas = 0.50;
+constexpr double kTargetFractionOfCublas = 0.80;
 
 void check_cublas(cublasStatus_t status, const char* call) {
   if (status != CUBLAS_STATUS_SUCCESS) {

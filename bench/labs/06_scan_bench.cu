@@ -12,7 +12,7 @@
 // offset: 3n elements moved).
 //
 // Target (config/labs/06_scan.yaml, reference_targets): reference inclusive scan throughput >= 0.90x CUB, and faster
-// than the reduce-then-scan (CURRICULUM.md); exit 1 if not. The
+// than the reduce-then-scan (the lab's handout, labs/06_scan/README.md); exit 1 if not. The
 // compaction ratio is printed for information (no reference target of its own).
 //
 //   bench_06_scan [--json FILE]

@@ -10,7 +10,7 @@
 // timed alone, for information and for the YAML's block_sort_2to26 case.
 //
 // Target (config/labs/11_sort.yaml, reference_targets): reference radix_sort_keys throughput >= 0.40x
-// CUB SortKeys (CURRICULUM.md); exit 1 if not. The pairs ratio is printed for information.
+// CUB SortKeys; exit 1 if not. The pairs ratio is printed for information.
 //
 //   bench_11_sort [--json FILE]
 #include <cstddef>

@@ -16,6 +16,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "report/report_common.hpp"
 #include "results_store.hpp"
+#include "slurm_commands.hpp"
 
 namespace labgrade::batch {
 namespace fs = std::filesystem;
@@ -23,44 +24,13 @@ using nlohmann::json;
 
 namespace {
 
+using slurm::poll_seconds;
+using slurm::self_executable;
+using slurm::single_quoted;
+using slurm::tasks_in_queue;
+
 fs::path slurm_folder(const fs::path& out) { return out / "slurm"; }
 fs::path state_file(const fs::path& out) { return slurm_folder(out) / "state.json"; }
-
-// How often squeue is asked; LABGRADE_SLURM_POLL_SECONDS overrides it (the tests' fake cluster
-// answers at once).
-double poll_seconds() {
-  if (const char* text = std::getenv("LABGRADE_SLURM_POLL_SECONDS")) {
-    char* end = nullptr;
-    const double value = std::strtod(text, &end);
-    if (end != text && value > 0) return value;
-  }
-  return 30;
-}
-
-std::string self_executable() {
-  std::error_code error;
-  const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (error) throw std::runtime_error("cannot find labgrade's own executable (/proc/self/exe): " + error.message());
-  return self.string();
-}
-
-std::string single_quoted(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-ProcessResult run_slurm_command(const std::vector<std::string>& argv) {
-  ProcessSpec spec;
-  spec.argv = argv;
-  spec.timeout_seconds = 120;
-  ProcessResult result = run_process(spec);
-  if (!result.started || (result.exited && result.exit_code == 127 && result.output.find("cannot run") != std::string::npos)) {
-    throw std::runtime_error(fmt::format("cannot run {}: is Slurm installed and on PATH? ({})", argv.front(),
-                                         result.output));
-  }
-  return result;
-}
 
 json read_state(const fs::path& out) {
   std::ifstream in(state_file(out));
@@ -118,27 +88,11 @@ json submit_attempt(const json& state, const std::vector<std::string>& students,
     if (!state.at(key).get<std::string>().empty()) sbatch.push_back(flag + state.at(key).get<std::string>());
   }
   sbatch.push_back(script.string());
-  const ProcessResult submitted = run_slurm_command(sbatch);
-  std::string job_id = submitted.output.substr(0, submitted.output.find_first_of(";\n"));
-  if (!submitted.succeeded() || job_id.empty() || job_id.find_first_not_of("0123456789") != std::string::npos) {
-    throw std::runtime_error(fmt::format("sbatch failed ({}): {}", submitted.describe_end(120), submitted.output));
-  }
+  const std::string job_id = slurm::submitted_job_id(slurm::run_command(sbatch));
   log << fmt::format("slurm: submitted job {} (attempt {}): {} submissions in {} tasks of up to {}\n", job_id,
                      number, students.size(), tasks, chunk);
   log.flush();
   return json{{"job_id", job_id}, {"dir", dir.string()}, {"tasks", tasks}, {"students", students}};
-}
-
-// The job's tasks still queued or running, per squeue; 0 once it has left the queue.
-std::size_t tasks_in_queue(const std::string& job_id) {
-  const ProcessResult queue = run_slurm_command({"squeue", "-h", "-j", job_id, "-o", "%i"});
-  if (!queue.succeeded()) return 0;  // squeue refuses a job id it no longer knows: the job is over
-  std::size_t count = 0;
-  std::istringstream lines(queue.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) ++count;
-  }
-  return count;
 }
 
 void wait_for(const std::string& job_id, std::ostream& log) {
@@ -152,7 +106,7 @@ void wait_for(const std::string& job_id, std::ostream& log) {
 
 // The tasks that sacct says did not complete, for the log ("3 FAILED, 7 TIMEOUT").
 void report_failed_tasks(const std::string& job_id, std::ostream& log) {
-  const ProcessResult accounting = run_slurm_command({"sacct", "-n", "-P", "-j", job_id, "-o", "JobID,State"});
+  const ProcessResult accounting = slurm::run_command({"sacct", "-n", "-P", "-j", job_id, "-o", "JobID,State"});
   if (!accounting.succeeded()) return;
   std::istringstream lines(accounting.output);
   for (std::string line; std::getline(lines, line);) {

@@ -4,12 +4,20 @@
 
 #include <fmt/format.h>
 
+#include "batch/slurm_commands.hpp"
+#include "model/exit_codes.hpp"
 #include "serve/job_grading.hpp"
 
 namespace labgrade::serve {
 
-GradingWorker::GradingWorker(const CoursePaths& paths, ServiceStore& store, Log log)
-    : paths_(paths), store_(store), log_(std::move(log)), thread_([this] { run(); }) {}
+GradingWorker::GradingWorker(const CoursePaths& paths, ServiceStore& store, Log log, std::optional<SlurmGrading> slurm)
+    : paths_(paths), store_(store), log_(std::move(log)), slurm_(std::move(slurm)), thread_([this] {
+        if (slurm_) {
+          run_through_slurm();
+        } else {
+          run();
+        }
+      }) {}
 
 GradingWorker::~GradingWorker() { stop(); }
 
@@ -30,6 +38,23 @@ void GradingWorker::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool GradingWorker::wait_for_wakeup(double seconds) {
+  std::unique_lock lock(mutex_);
+  wakeup_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return stopping_ || woken_; });
+  woken_ = false;
+  return !stopping_;
+}
+
+void GradingWorker::store_outcome(const Job& job, const JobOutcome& outcome) {
+  try {
+    store_.finish(job.id, outcome);
+    log_(fmt::format("#{}: {} in {:.1f} s", job.id, outcome.status, outcome.grade_seconds));
+  } catch (const std::exception& error) {
+    // Left running: the next start queues it again.
+    log_(fmt::format("#{}: cannot store the outcome: {}", job.id, error.what()));
+  }
+}
+
 void GradingWorker::run() {
   for (;;) {
     {
@@ -44,20 +69,60 @@ void GradingWorker::run() {
       log_(fmt::format("cannot read the queue: {}", error.what()));
     }
     if (!job) {
-      std::unique_lock lock(mutex_);
-      wakeup_.wait_for(lock, std::chrono::seconds(2), [this] { return stopping_ || woken_; });
+      if (!wait_for_wakeup(2)) return;
       continue;
     }
     log_(fmt::format("grading #{} ({} of {}, {})", job->id, job->lab, job->student_id, job->mode));
-    const JobOutcome outcome = grade_job(paths_, *job);
-    try {
-      store_.finish(job->id, outcome);
-      log_(fmt::format("#{}: {} in {:.1f} s", job->id, outcome.status, outcome.grade_seconds));
-    } catch (const std::exception& error) {
-      // Left running: the next start queues it again.
-      log_(fmt::format("#{}: cannot store the outcome: {}", job->id, error.what()));
-    }
+    store_outcome(*job, grade_job(paths_, *job));
   }
+}
+
+// Jobs still on the cluster when the service stops stay there: the next start queues their
+// submissions again, and SlurmGrading::start finds each job (or its outcome) instead of
+// submitting it twice.
+void GradingWorker::run_through_slurm() {
+  std::vector<std::pair<Job, std::string>> on_cluster;  // and their Slurm job ids
+  do {
+    while (on_cluster.size() < slurm_->jobs_at_once()) {
+      std::optional<Job> job;
+      try {
+        job = store_.claim_next();
+      } catch (const std::exception& error) {
+        log_(fmt::format("cannot read the queue: {}", error.what()));
+      }
+      if (!job) break;
+      try {
+        const std::string slurm_job = slurm_->start(*job);
+        if (slurm_job.empty()) {
+          store_outcome(*job, slurm_->collect(*job));
+          continue;
+        }
+        log_(fmt::format("#{} ({} of {}, {}): Slurm job {}", job->id, job->lab, job->student_id, job->mode, slurm_job));
+        on_cluster.emplace_back(*job, slurm_job);
+      } catch (const std::exception& error) {
+        JobOutcome outcome;
+        outcome.status = "error";
+        outcome.detail = fmt::format("labgrade could not submit it to Slurm: {}", error.what());
+        outcome.exit_code = kInternalExitCode;
+        outcome.reports["report.txt"] = outcome.detail + "\n";
+        store_outcome(*job, outcome);
+      }
+    }
+    for (auto each = on_cluster.begin(); each != on_cluster.end();) {
+      bool done = false;
+      try {
+        done = SlurmGrading::finished(each->second);
+      } catch (const std::exception& error) {
+        log_(fmt::format("cannot ask Slurm about job {}: {}", each->second, error.what()));
+      }
+      if (!done) {
+        ++each;
+        continue;
+      }
+      store_outcome(each->first, slurm_->collect(each->first));
+      each = on_cluster.erase(each);
+    }
+  } while (wait_for_wakeup(on_cluster.empty() ? 2.0 : slurm::poll_seconds()));
 }
 
 }  // namespace labgrade::serve

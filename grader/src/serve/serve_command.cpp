@@ -111,6 +111,22 @@ CLI::App* add_serve_command(CLI::App& app, ServeCommand& command) {
                     "Print this lab's gradebook from DATA as CSV (the last graded run of each student, the best, "
                     "the counts) and exit; the service may keep running")
       ->type_name("LAB");
+  serve->add_flag("--slurm", command.slurm.enabled,
+                  "Grade each submission as a Slurm job (sbatch) instead of on this machine; DATA must be on "
+                  "storage the nodes share");
+  serve->add_option("--partition", command.slurm.partition, "With --slurm: the partition (sbatch --partition)")
+      ->type_name("NAME");
+  serve->add_option("--gres", command.slurm.gres, "With --slurm: generic resources per job, e.g. gpu:1")
+      ->type_name("SPEC");
+  serve->add_option("--time-limit", command.slurm.time_limit, "With --slurm: each job's time limit (sbatch --time)")
+      ->type_name("TIME");
+  serve->add_option("--slurm-jobs", command.slurm.jobs_at_once,
+                    "With --slurm: submissions on the cluster at once (default 4)")
+      ->check(CLI::PositiveNumber);
+  serve->add_option("--grade-spooled", command.grade_spooled,
+                    "Run by the Slurm jobs of --slurm: grade the submission spooled in DATA/slurm/ID and exit")
+      ->type_name("ID")
+      ->check(CLI::PositiveNumber);
   return serve;
 }
 
@@ -119,6 +135,11 @@ int run_serve_command(const CoursePaths& paths, const ServeCommand& command) {
   limits.max_upload_bytes = command.max_upload_kib * 1024;
   limits.window_seconds = std::max<std::int64_t>(1, static_cast<std::int64_t>(command.window_minutes * 60));
   const std::filesystem::path data = std::filesystem::absolute(command.data);
+  if (command.grade_spooled > 0) return grade_spooled_job(paths, data, command.grade_spooled);
+  const bool slurm_option_alone = !command.slurm.enabled && (!command.slurm.partition.empty() ||
+                                                              !command.slurm.gres.empty() ||
+                                                              !command.slurm.time_limit.empty());
+  if (slurm_option_alone) throw UsageError("--partition, --gres and --time-limit go with --slurm");
   if (!command.gradebook.empty()) {
     if (!std::filesystem::exists(data / "service.sqlite")) {
       throw UsageError(fmt::format("{} holds no service database", data.string()));
@@ -132,11 +153,16 @@ int run_serve_command(const CoursePaths& paths, const ServeCommand& command) {
     log_line(fmt::format("{} submissions were being graded when the service stopped: queued again", requeued));
   }
   StopSignals signals;
-  GradingWorker worker(paths, store, log_line);
+  GradingWorker worker(paths, store, log_line,
+                       command.slurm.enabled ? std::optional<SlurmGrading>(std::in_place, paths, data, command.slurm)
+                                             : std::nullopt);
   ServiceHttp http(paths, store, limits, [&worker] { worker.wake(); });
   const int port = http.bind(command.host, command.port);
-  log_line(fmt::format("listening on http://{}:{} (data in {}, {} queued)", command.host, port, data.string(),
-                       store.queue_length()));
+  log_line(fmt::format("listening on http://{}:{} (data in {}, {} queued{})", command.host, port, data.string(),
+                       store.queue_length(),
+                       command.slurm.enabled ? fmt::format("; grading through Slurm, up to {} jobs at once",
+                                                           command.slurm.jobs_at_once)
+                                             : ""));
   std::thread stopper([&] {
     if (!signals.wait()) return;
     log_line("stopping: no new requests; the grade under way finishes first (a second signal ends at once)");

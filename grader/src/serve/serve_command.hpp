@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "serve/service_http.hpp"
+#include "serve/slurm_grading.hpp"
 #include "session/grading_session.hpp"
 
 namespace labgrade::serve {
@@ -20,6 +21,8 @@ struct ServeCommand {
   std::size_t max_upload_kib = 1024;
   double window_minutes = 60;
   std::string gradebook;  // a lab: print its gradebook (service_gradebook.hpp) and exit
+  SlurmSettings slurm;    // --slurm: grade each submission as a Slurm job (slurm_grading.hpp)
+  std::int64_t grade_spooled = 0;  // a Slurm job's side: grade DATA/slurm/ID and exit
 };
 
 struct TokensCommand {

@@ -112,6 +112,95 @@ TEST_F(ServeCli, ARestartMidQueueLosesAndRegradesNothing) {
 
 
 
+// --slurm on the tests' fake cluster (grader/tests/batch/fake_slurm: sbatch runs the job here,
+// in a session of its own): the submission is graded by a job running `labgrade serve
+// --grade-spooled`, with the same report as a local grade; a service killed while its job runs
+// collects that job's outcome when started again instead of submitting it twice.
+class SlurmEnvironment {
+ public:
+  explicit SlurmEnvironment(const fs::path& state) {
+    fs::create_directories(state);
+    const char* path = std::getenv("PATH");
+    saved_path_ = path ? path : "/usr/bin:/bin";
+    ::setenv("PATH", (std::string(LABGRADE_FAKE_SLURM) + ":" + saved_path_).c_str(), 1);
+    ::setenv("FAKE_SLURM_STATE", state.c_str(), 1);
+    ::setenv("LABGRADE_SLURM_POLL_SECONDS", "0.2", 1);
+  }
+  ~SlurmEnvironment() {
+    ::setenv("PATH", saved_path_.c_str(), 1);
+    ::unsetenv("FAKE_SLURM_STATE");
+    ::unsetenv("LABGRADE_SLURM_POLL_SECONDS");
+  }
+  SlurmEnvironment(const SlurmEnvironment&) = delete;
+  SlurmEnvironment& operator=(const SlurmEnvironment&) = delete;
+
+ private:
+  std::string saved_path_;
+};
+
+std::vector<std::string> lines_of(const fs::path& file) {
+  std::vector<std::string> lines;
+  std::istringstream text(read_file(file));
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(ServeCli, GradesThroughSlurmAndCollectsAJobThatOutlivedTheService) {
+  const fs::path state = root_ / "slurm-state";
+  const SlurmEnvironment cluster(state);
+  {
+    const auto service = serve({"--slurm", "--partition", "gpu", "--gres", "gpu:1", "--slurm-jobs", "2"});
+    const ProcessResult run = submit(service->url(), alice_, kFixtures / "syntax_error", {"--json", (root_ / "alice.json").string()});
+    EXPECT_EQ(run.exit_code, 0) << run.output << read_file(log());
+    EXPECT_NE(run.output.find("Score: 0 / 100"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("expected a \";\""), std::string::npos) << "the compiler's message\n" << run.output;
+    EXPECT_EQ(json::parse(read_file(root_ / "alice.json"))["status"], "graded");
+    const auto calls = lines_of(state / "sbatch.log");
+    ASSERT_EQ(calls.size(), 1u);
+    EXPECT_NE(calls[0].find("--partition=gpu"), std::string::npos) << calls[0];
+    EXPECT_NE(calls[0].find("--gres=gpu:1"), std::string::npos) << calls[0];
+    EXPECT_TRUE(fs::exists(data() / "slurm" / "1" / "outcome.json"));
+    EXPECT_NE(read_file(log()).find("Slurm job"), std::string::npos) << read_file(log());
+  }
+  std::int64_t id = 0;
+  {
+    auto service = serve({"--slurm"});
+    httplib::Client client(service->url());
+    const auto queued = client.Post("/api/v1/labs/01_vector_add/submissions?mode=grade", bearer(bob_),
+                                    packed(kFixtures / "syntax_error"), "application/gzip");
+    ASSERT_TRUE(queued);
+    ASSERT_EQ(queued->status, 202) << queued->body;
+    id = json::parse(queued->body)["id"];
+    for (int i = 0; i < 300 && lines_of(state / "sbatch.log").size() < 2; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(lines_of(state / "sbatch.log").size(), 2u) << read_file(log());
+    service->stop(SIGKILL);  // its job goes on in its own session, as on a cluster
+  }
+  const fs::path outcome = data() / "slurm" / std::to_string(id) / "outcome.json";
+  for (int i = 0; i < 1500 && !fs::exists(outcome); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(fs::exists(outcome)) << "the job never finished";
+  auto service = serve({"--slurm"});
+  httplib::Client client(service->url());
+  json got;
+  for (int poll = 0; poll < 300; ++poll) {
+    const auto answer = client.Get("/api/v1/submissions/" + std::to_string(id), bearer(bob_));
+    ASSERT_TRUE(answer);
+    got = json::parse(answer->body);
+    if (got["state"] == "done") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(got["state"], "done") << got.dump() << read_file(log());
+  EXPECT_EQ(got["exit_code"], 0) << got.dump();
+  EXPECT_EQ(lines_of(state / "sbatch.log").size(), 2u) << "the finished job was submitted again";
+}
+
+TEST_F(ServeCli, SlurmOptionsWithoutSlurmAreRefused) {
+  const ProcessResult run = labgrade({"serve", "--data", data().string(), "--partition", "gpu"});
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("go with --slurm"), std::string::npos) << run.output;
+}
+
 // The Gradescope bridge (gradescope/run_autograder) on a fake /autograder: it forwards the
 // submission with a bridge token for the student Gradescope names, and writes a valid results.json.
 TEST_F(ServeCli, GradescopeBridgeWritesAValidResultsJson) {

@@ -2,13 +2,23 @@
 //   ./cudalabs check 06_scan
 // The grader runs these too, plus hidden cases (sizes 1, block sizes +-1, primes, sizes that
 // need more than two levels of blocks, 2^26, several seeds, adversarial values, a reused
-// workspace); see README.md.
+// workspace); see README.md. Preview.inclusive_scan times your inclusive scan alone at the
+// graded size (2^26 ints) against a share of your GPU's copy bandwidth: a preview of the graded
+// timed case, worth no points ("Check your work" in README.md).
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/cuda_check.hpp"
+#include "cudalabs/device_buffer.hpp"
+#include "cudalabs/device_compare.hpp"
+#include "cudalabs/device_generators.hpp"
 #include "cudalabs/gpu_test.hpp"
+#include "cudalabs/performance_preview.hpp"
+#include "cudalabs/timing/interleaved.hpp"
 #include "lab06_test_support.cuh"
 
 // The build defines LAB_IMPL only for the student library; here we choose the namespace.
@@ -79,6 +89,49 @@ TEST_F(SelfCheck, ZeroLength) {
   ASSERT_TRUE(cudalabs::call_and_wait("exclusive_scan(n = 0, null in and out)", true, [&] {
     return student::exclusive_scan(nullptr, nullptr, 0, scratch, bytes);
   }));
+}
+
+// --- Timing preview (no points) -------------------------------------------------------------
+// Your inclusive_scan alone at the graded size, with the grade's checks
+// (cudalabs/performance_preview.hpp): every sample's output is compared with a scan on the CPU
+// of the same values.
+
+class Preview : public cudalabs::GpuTest {};
+
+constexpr std::size_t kTimedSize = std::size_t{1} << 26;
+
+// n ints of device memory, copied to the host once the stream's work is done.
+std::vector<int> download(const int* device, std::size_t n, cudaStream_t stream) {
+  std::vector<int> host(n);
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  CUDALABS_CHECK(cudaMemcpy(host.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+TEST_F(Preview, inclusive_scan) {
+  cudalabs::DeviceBuffer<int> in(kTimedSize), out(kTimedSize);
+  // The workspace it asks for, allocated once and garbage-filled once, as the graded case does.
+  const std::size_t workspace_bytes = student::scan_workspace_bytes(kTimedSize);
+  cudalabs::DeviceBuffer<unsigned char> workspace(workspace_bytes);
+  if (workspace_bytes != 0) workspace.fill_bytes(cudalabs::kPoisonByte);
+  cudalabs::PreviewWork work;
+  // Values in [-1000, 1000], as the graded case's: every partial sum fits in an int.
+  work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_uniform_ints(in.data(), kTimedSize, cudalabs::timing::round_seed(seed, 0), -1000, 1000, stream);
+    cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
+  };
+  work.workload.student = [&](cudaStream_t stream) {
+    return student::inclusive_scan(in.data(), out.data(), kTimedSize, workspace.data(), workspace_bytes, stream);
+  };
+  // The input is checked unchanged before this runs, so its copy is the round's values.
+  work.workload.verify = [&](std::uint64_t, cudaStream_t stream) -> std::string {
+    const std::vector<int> expected = lab06::cpu_scan(download(in.data(), kTimedSize, stream), true);
+    const cudalabs::CompareReport report = cudalabs::compare_ints(expected, download(out.data(), kTimedSize, stream));
+    return report.ok() ? "" : report.to_string(std::string("inclusive_scan at 2^26 ints: ") + lab06::formula(true));
+  };
+  work.workload.sealed_inputs = {{in.data(), in.bytes(), "in"}};
+  work.bytes = 2.0 * kTimedSize * sizeof(int);  // read in, write out: the least any scan moves
+  cudalabs::run_performance_preview("inclusive_scan", work);
 }
 
 }  // namespace

@@ -79,7 +79,9 @@ TEST(ResourceLimits, ABusyLoopIsStoppedAtItsCpuLimit) {
   EXPECT_FALSE(result.timed_out);
   EXPECT_TRUE(result.cpu_limit_exceeded);
   EXPECT_TRUE(result.signal == SIGXCPU || result.signal == SIGKILL) << result.signal;
-  EXPECT_GE(result.cpu_seconds, 0.9);
+  // The kernel checks RLIMIT_CPU against tick-sampled time, which on a loaded machine runs ahead
+  // of the precise figure rusage reports (0.87 s seen with 2 cores busy): about its limit, not less.
+  EXPECT_GE(result.cpu_seconds, 0.75);
   EXPECT_LT(result.wall_seconds, 10);
   EXPECT_CONTAINS(result.describe_end(30), "more CPU time than the course allows");
 }

@@ -100,12 +100,8 @@ void GradingWorker::run_through_slurm() {
         log_(fmt::format("#{} ({} of {}, {}): Slurm job {}", job->id, job->lab, job->student_id, job->mode, slurm_job));
         on_cluster.emplace_back(*job, slurm_job);
       } catch (const std::exception& error) {
-        JobOutcome outcome;
-        outcome.status = "error";
-        outcome.detail = fmt::format("labgrade could not submit it to Slurm: {}", error.what());
-        outcome.exit_code = kInternalExitCode;
-        outcome.reports["report.txt"] = outcome.detail + "\n";
-        store_outcome(*job, outcome);
+        store_outcome(*job, error_outcome(fmt::format("labgrade could not submit it to Slurm: {}", error.what()),
+                                          kInternalExitCode));
       }
     }
     for (auto each = on_cluster.begin(); each != on_cluster.end();) {

@@ -56,16 +56,16 @@ std::string status_name(const GradeResult& result) {
   return std::string(run_status_name(result.status));
 }
 
-JobOutcome error_outcome(const std::string& what, int exit_code) {
+}  // namespace
+
+JobOutcome error_outcome(const std::string& detail, int exit_code) {
   JobOutcome outcome;
   outcome.status = "error";
-  outcome.detail = "labgrade could not grade it: " + what;
+  outcome.detail = detail;
   outcome.exit_code = exit_code;
   outcome.reports["report.txt"] = outcome.detail + "\n";
   return outcome;
 }
-
-}  // namespace
 
 JobOutcome grade_job(const CoursePaths& paths, const Job& job) {
   const auto start = std::chrono::steady_clock::now();
@@ -84,9 +84,10 @@ JobOutcome grade_job(const CoursePaths& paths, const Job& job) {
     outcome.exit_code = static_cast<int>(result.status);
     outcome.reports = render_reports(result);
   } catch (const cudalabs::config::ConfigError& error) {
-    outcome = error_outcome(fmt::format("the course's configuration is invalid: {}", error.what()), kConfigExitCode);
+    outcome = error_outcome(fmt::format("labgrade could not grade it: the course's configuration is invalid: {}", error.what()),
+                            kConfigExitCode);
   } catch (const std::exception& error) {
-    outcome = error_outcome(error.what(), kInternalExitCode);
+    outcome = error_outcome(std::string("labgrade could not grade it: ") + error.what(), kInternalExitCode);
   }
   outcome.grade_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;

@@ -11,4 +11,8 @@ namespace labgrade::serve {
 
 JobOutcome grade_job(const CoursePaths& paths, const Job& job);
 
+// The outcome "error" when labgrade itself could not grade a submission: `detail` says why (it is
+// also the text report the student gets); `exit_code` is labgrade's (model/exit_codes.hpp).
+JobOutcome error_outcome(const std::string& detail, int exit_code);
+
 }  // namespace labgrade::serve

@@ -136,23 +136,15 @@ JobOutcome SlurmGrading::collect(const Job& job) const {
     try {
       return outcome_from(read_json(dir / "outcome.json"));
     } catch (const std::exception& error) {
-      JobOutcome outcome;
-      outcome.status = "error";
-      outcome.detail = fmt::format("labgrade could not read the Slurm job's outcome: {}", error.what());
-      outcome.exit_code = kInternalExitCode;
-      outcome.reports["report.txt"] = outcome.detail + "\n";
-      return outcome;
+      return error_outcome(fmt::format("labgrade could not read the Slurm job's outcome: {}", error.what()),
+                           kInternalExitCode);
     }
   }
-  JobOutcome outcome;
-  outcome.status = "error";
   const std::string log = fs::exists(dir / "task.log") ? last_lines(read_text(dir / "task.log"), 20) : "";
-  outcome.detail = fmt::format("labgrade could not grade it: the Slurm job {} ended without a result{}",
-                               fs::exists(dir / "slurm_job") ? read_text(dir / "slurm_job") : "?",
-                               log.empty() ? " (no log)" : ". The end of its log:\n" + log);
-  outcome.exit_code = kInternalExitCode;
-  outcome.reports["report.txt"] = outcome.detail + "\n";
-  return outcome;
+  return error_outcome(fmt::format("labgrade could not grade it: the Slurm job {} ended without a result{}",
+                                   fs::exists(dir / "slurm_job") ? read_text(dir / "slurm_job") : "?",
+                                   log.empty() ? " (no log)" : ". The end of its log:\n" + log),
+                       kInternalExitCode);
 }
 
 int grade_spooled_job(const CoursePaths& paths, const fs::path& data, std::int64_t id) {

@@ -30,6 +30,10 @@ inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD"
 // network, no other process's memory; common/src/process_filter.hpp, filesystem_sandbox.hpp).
 // A sanitizer run, whose tooling works inside the process it watches, goes without.
 inline constexpr const char* kConfineVariable = "CUDALABS_CONFINE";
+// Set by labgrade --sanitize: the tool (compute-sanitizer and its options, words separated by
+// 0x1F) through which a judge starts the student's runner, and only that runner: the judge's own
+// kernels and the reference's are not the student's and are not instrumented.
+inline constexpr const char* kStudentRunnerLauncherVariable = "CUDALABS_STUDENT_RUNNER_LAUNCHER";
 // Exit status of a harness asked to confine itself whose kernel offers the means but refused.
 inline constexpr int kConfinementFailedExitCode = 88;
 

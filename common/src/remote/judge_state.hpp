@@ -20,6 +20,7 @@ void register_judge(const char* lab_id);
 
 // Whether runners confine themselves (labgrade asked this judge to confine its test processes).
 bool confine_runners() noexcept;
+std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize set one
 
 class Runner {
  public:
@@ -55,6 +56,7 @@ class Runner {
   Side side_ = Side::student;
   std::string executable_;
   pid_t pid_ = -1;
+  bool under_tool_ = false;  // started through student_runner_launcher()
   int fd_ = -1;
   bool awaiting_ready_ = false;
   int cpu_ = -1;  // the core it runs on, or -1 for the scheduler's choice

@@ -1,9 +1,14 @@
 #include "run/sanitizer_pass.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cudalabs/result_stream.hpp"
 
 namespace labgrade {
 namespace {
@@ -16,25 +21,51 @@ constexpr double kMaxTimeoutSeconds = 600;
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests) {
-  std::map<std::string, std::vector<SanitizerFinding>> findings;
-  for (const std::string& tool : kSanitizerTools) {
+  struct Run {
+    std::size_t tool;
+    const std::string* test;
+    SanitizerFinding finding;
+  };
+  std::vector<Run> runs;
+  for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
+    for (const std::string& test : tests) runs.push_back({tool, &test, {}});
+  }
+  const auto run_one = [&](Run& run) {
     HarnessInvocation invocation = normal;
-    invocation.launcher = sanitizer_launcher(sanitizer, tool);
+    invocation.env.emplace_back(cudalabs::kStudentRunnerLauncherVariable,
+                                fmt::format("{}", fmt::join(sanitizer_launcher(sanitizer, kSanitizerTools[run.tool]), "\x1f")));
     invocation.test_timeout_seconds = std::min(normal.test_timeout_seconds * kTimeoutFactor,
                                                std::max(normal.test_timeout_seconds, kMaxTimeoutSeconds));
     // The CPU limit counts per process; keep it above the longer wall-clock limit.
     const auto cpu_needed = static_cast<std::uint64_t>(std::ceil(invocation.test_timeout_seconds)) * 2;
     if (invocation.limits.cpu_seconds) invocation.limits.cpu_seconds = std::max(invocation.limits.cpu_seconds, cpu_needed);
-    for (const std::string& test : tests) {
-      const SuiteRun run = run_tests(invocation, {test});  // alone: its findings are its own
-      SanitizerFinding finding = parse_sanitizer_output(tool, run.output);
-      if (!finding.completed && !run.outcomes.empty()) {
-        finding.excerpt = fmt::format("the sanitizer run did not finish ({}): {}\n{}", to_string(run.outcomes[0].status),
-                                      run.outcomes[0].message, finding.excerpt);
-      }
-      findings[test].push_back(std::move(finding));
+    const SuiteRun suite = run_tests(invocation, {*run.test});  // alone: its findings are its own
+    run.finding = parse_sanitizer_output(kSanitizerTools[run.tool], suite.output);
+    if (!run.finding.completed && !suite.outcomes.empty()) {
+      run.finding.excerpt = fmt::format("the sanitizer run did not finish ({}): {}\n{}", to_string(suite.outcomes[0].status),
+                                        suite.outcomes[0].message, run.finding.excerpt);
     }
-  }
+  };
+  // A few workers take the runs in turn; each run is its own processes, so they share nothing.
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      try {
+        run_one(runs[i]);
+      } catch (const std::exception& error) {  // never past a thread: the run is reported unfinished
+        runs[i].finding.tool = kSanitizerTools[runs[i].tool];
+        runs[i].finding.excerpt = fmt::format("the sanitizer run could not start: {}", error.what());
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  const unsigned count = std::min<unsigned>(kSanitizerRunsAtOnce, static_cast<unsigned>(runs.size()));
+  for (unsigned i = 1; i < count; ++i) workers.emplace_back(worker);
+  worker();
+  for (std::thread& thread : workers) thread.join();
+  // In the order of the tools, as the reports list them.
+  std::map<std::string, std::vector<SanitizerFinding>> findings;
+  for (Run& run : runs) findings[*run.test].push_back(std::move(run.finding));
   return findings;
 }
 

@@ -20,6 +20,7 @@
 // common/src/result_channel_preinit.cpp).
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace cudalabs {
 
@@ -34,6 +35,21 @@ inline constexpr const char* kConfineVariable = "CUDALABS_CONFINE";
 // 0x1F) through which a judge starts the student's runner, and only that runner: the judge's own
 // kernels and the reference's are not the student's and are not instrumented.
 inline constexpr const char* kStudentRunnerLauncherVariable = "CUDALABS_STUDENT_RUNNER_LAUNCHER";
+// In those words, replaced when the runner starts by the current test's log name (below), so that
+// the tool's report (compute-sanitizer --log-file DIR/{test}.log) belongs to one test: under a
+// tool, the judge starts a fresh student runner for every test.
+inline constexpr const char* kCurrentTestPlaceholder = "{test}";
+// "Suite.Name" as a file name: every byte outside [A-Za-z0-9._-] becomes '_'; the judge appends
+// "~2", "~3" ... for a second, third runner in the same test (after a crash).
+inline std::string tool_log_name(std::string_view test) {
+  std::string name(test);
+  for (char& c : name) {
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                       c == '_' || c == '-';
+    if (!plain) c = '_';
+  }
+  return name;
+}
 // Exit status of a harness asked to confine itself whose kernel offers the means but refused.
 inline constexpr int kConfinementFailedExitCode = 88;
 

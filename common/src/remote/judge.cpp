@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cuda.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -117,6 +118,18 @@ std::vector<std::string> student_runner_launcher() {
   return words;
 }
 
+// The running test's tool_log_name, "~N" added for the Nth runner started in it (after a crash).
+std::string current_test_log_name() {
+  static std::string last_test;
+  static int runners_in_test = 0;
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test";
+  runners_in_test = test == last_test ? runners_in_test + 1 : 1;
+  last_test = test;
+  const std::string name = tool_log_name(test);
+  return runners_in_test == 1 ? name : name + "~" + std::to_string(runners_in_test);
+}
+
 // ---- one runner process ---------------------------------------------------------------------
 
 Runner::~Runner() { stop(); }
@@ -202,6 +215,15 @@ void Runner::spawn() {
   std::vector<std::string> tool = side_ == Side::student && !confine_runners() ? student_runner_launcher()
                                                                               : std::vector<std::string>{};
   under_tool_ = !tool.empty();
+  if (under_tool_) {
+    const std::string log_name = current_test_log_name();
+    for (std::string& word : tool) {
+      for (std::size_t at = word.find(kCurrentTestPlaceholder); at != std::string::npos;
+           at = word.find(kCurrentTestPlaceholder, at + log_name.size())) {
+        word.replace(at, std::strlen(kCurrentTestPlaceholder), log_name);
+      }
+    }
+  }
   std::vector<char*> argv;
   for (std::string& word : tool) argv.push_back(word.data());
   argv.push_back(path.data());
@@ -547,6 +569,8 @@ void replace_timed_runners() noexcept {
 void end_of_test() noexcept {
   JudgeState& state = judge();
   state.last_call_outputs.clear();
+  // A student runner under a tool ends with its test, so the tool's report is that test's alone.
+  if (state.student.under_tool()) state.student.stop();
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;
     try {

@@ -21,6 +21,7 @@ void register_judge(const char* lab_id);
 // Whether runners confine themselves (labgrade asked this judge to confine its test processes).
 bool confine_runners() noexcept;
 std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize set one
+std::string current_test_log_name();  // tool_log_name of the running test (a launcher's {test})
 
 class Runner {
  public:
@@ -35,6 +36,7 @@ class Runner {
   }
   void pin_to(int cpu);  // -1: wherever the judge may run
   bool running() const { return pid_ > 0; }
+  bool under_tool() const { return running() && under_tool_; }
   void start();  // spawn, then wait until it is ready
   void spawn();  // start the process; its "ready" is read by the first transact or await_ready
   void await_ready();

@@ -12,6 +12,7 @@ struct SanitizerFinding {
   bool clean = false;      // completed with no error
   int errors = 0;          // from "ERROR SUMMARY: N errors" or racecheck's "(N errors, M warnings)"
   std::string excerpt;     // the first lines of the sanitizer's report, plus its summary line
+  double seconds = 0;      // how long the test took under the tool (what the pass costs, test by test)
 };
 
 // Exit code the sanitizer returns when it found errors: distinct from the harness's 86 (context lost).

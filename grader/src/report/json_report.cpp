@@ -46,7 +46,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
       nlohmann::json findings = nlohmann::json::array();
       for (const auto& finding : test.sanitizer) {
         findings.push_back({{"tool", finding.tool}, {"completed", finding.completed}, {"clean", finding.clean},
-                            {"errors", finding.errors}, {"excerpt", finding.excerpt}});
+                            {"errors", finding.errors}, {"excerpt", finding.excerpt}, {"seconds", finding.seconds}});
       }
       entry["sanitizer"] = std::move(findings);
     }

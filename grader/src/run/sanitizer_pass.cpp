@@ -3,6 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -16,56 +22,157 @@ namespace {
 constexpr double kTimeoutFactor = 20;
 constexpr double kMaxTimeoutSeconds = 600;
 
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A finding that did not complete says how its test ended.
+SanitizerFinding with_outcome(SanitizerFinding finding, const TestOutcome* outcome) {
+  if (!finding.completed) {
+    finding.excerpt = fmt::format("the sanitizer run did not finish ({}): {}\n{}",
+                                  outcome ? to_string(outcome->status) : std::string_view("not run"),
+                                  outcome ? outcome->message : std::string(), finding.excerpt);
+  }
+  return finding;
+}
+
+// One test's finding from the logs its student runners left in `logs` (the judge names them
+// <test>.log, then <test>~2.log ... for runners started after a crash), and its outcome.
+SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem::path& logs, const std::string& test,
+                                 const TestOutcome* outcome) {
+  const std::string name = cudalabs::tool_log_name(test);
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(logs)) {
+    const std::string file = entry.path().filename().string();
+    if (file == name + ".log" || file.rfind(name + "~", 0) == 0) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  const bool ran = outcome && (outcome->status == TestStatus::Passed || outcome->status == TestStatus::Failed ||
+                               outcome->status == TestStatus::Skipped);
+  SanitizerFinding finding;
+  finding.tool = tool;
+  if (files.empty()) {
+    // No student runner started: none of the student's code ran in this test, so nothing to check.
+    finding.completed = ran;
+    finding.clean = ran;
+    if (ran) finding.excerpt = "no call to your code in this test: nothing to check\n";
+  } else {
+    finding.completed = true;
+    finding.clean = true;
+    for (const auto& file : files) {
+      const SanitizerFinding part = parse_sanitizer_output(tool, read_file(file));
+      finding.completed = finding.completed && part.completed;
+      finding.errors += part.errors;
+      finding.excerpt += part.excerpt;
+    }
+    finding.clean = finding.completed && finding.errors == 0;
+  }
+  return with_outcome(std::move(finding), outcome);
+}
+
 }  // namespace
+
+unsigned sanitizer_runs_at_once() {
+  if (const char* value = std::getenv("CUDALABS_SANITIZER_JOBS"); value != nullptr && *value != '\0') {
+    char* end = nullptr;
+    const unsigned long jobs = std::strtoul(value, &end, 10);
+    if (*end != '\0' || jobs == 0 || jobs > 256 || value[0] == '-') {
+      throw std::invalid_argument(fmt::format("CUDALABS_SANITIZER_JOBS is '{}'; expected a whole number from 1 to 256 "
+                                              "(how many sanitizer runs go side by side)", value));
+    }
+    return static_cast<unsigned>(jobs);
+  }
+  const unsigned threads = std::thread::hardware_concurrency();
+  return std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns);
+}
 
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
-                                                                          const std::vector<std::string>& tests) {
-  struct Run {
+                                                                          const std::vector<std::string>& tests,
+                                                                          StudentCode where) {
+  namespace fs = std::filesystem;
+  // The tests of each tool are dealt into shards, one harness process each (restarted after a
+  // crash like any run's), all side by side. The judge starts a fresh student runner under the
+  // tool for every test, its report in a log file named after the test, so each finding belongs
+  // to exactly one test while the harness, the judge's CUDA context and the reference's runners
+  // start once per shard rather than once per test.
+  const unsigned jobs = sanitizer_runs_at_once();
+  const bool in_runners = where == StudentCode::in_runners;
+  // A harness under the tool reports for all its tests at once: there, each test is its own shard.
+  const std::size_t shards_per_tool =
+      in_runners ? std::clamp<std::size_t>(jobs / kSanitizerTools.size(), 1, std::max<std::size_t>(tests.size(), 1))
+                 : tests.size();
+  struct Shard {
     std::size_t tool;
-    const std::string* test;
-    SanitizerFinding finding;
+    std::vector<std::string> tests;
+    fs::path logs;
   };
-  std::vector<Run> runs;
+  std::vector<Shard> shards;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
-    for (const std::string& test : tests) runs.push_back({tool, &test, {}});
+    for (std::size_t k = 0; k < shards_per_tool; ++k) {
+      Shard shard{tool, {}, normal.working_dir / "sanitizer-logs" / fmt::format("{}-{}", kSanitizerTools[tool], k)};
+      for (std::size_t i = k; i < tests.size(); i += shards_per_tool) shard.tests.push_back(tests[i]);
+      if (!shard.tests.empty()) shards.push_back(std::move(shard));
+    }
   }
-  const auto run_one = [&](Run& run) {
+  std::vector<std::map<std::string, SanitizerFinding>> found(shards.size());
+  const auto run_shard = [&](std::size_t index) {
+    const Shard& shard = shards[index];
+    const std::string& tool = kSanitizerTools[shard.tool];
+    fs::remove_all(shard.logs);
+    fs::create_directories(shard.logs);
+    std::vector<std::string> launcher = sanitizer_launcher(sanitizer, tool);
     HarnessInvocation invocation = normal;
-    invocation.env.emplace_back(cudalabs::kStudentRunnerLauncherVariable,
-                                fmt::format("{}", fmt::join(sanitizer_launcher(sanitizer, kSanitizerTools[run.tool]), "\x1f")));
+    if (in_runners) {
+      launcher.push_back("--log-file");
+      launcher.push_back((shard.logs / (std::string(cudalabs::kCurrentTestPlaceholder) + ".log")).string());
+      invocation.env.emplace_back(cudalabs::kStudentRunnerLauncherVariable, fmt::format("{}", fmt::join(launcher, "\x1f")));
+    } else {
+      invocation.launcher = launcher;
+    }
     invocation.test_timeout_seconds = std::min(normal.test_timeout_seconds * kTimeoutFactor,
                                                std::max(normal.test_timeout_seconds, kMaxTimeoutSeconds));
     // The CPU limit counts per process; keep it above the longer wall-clock limit.
     const auto cpu_needed = static_cast<std::uint64_t>(std::ceil(invocation.test_timeout_seconds)) * 2;
     if (invocation.limits.cpu_seconds) invocation.limits.cpu_seconds = std::max(invocation.limits.cpu_seconds, cpu_needed);
-    const SuiteRun suite = run_tests(invocation, {*run.test});  // alone: its findings are its own
-    run.finding = parse_sanitizer_output(kSanitizerTools[run.tool], suite.output);
-    if (!run.finding.completed && !suite.outcomes.empty()) {
-      run.finding.excerpt = fmt::format("the sanitizer run did not finish ({}): {}\n{}", to_string(suite.outcomes[0].status),
-                                        suite.outcomes[0].message, run.finding.excerpt);
+    const SuiteRun suite = run_tests(invocation, shard.tests);
+    for (std::size_t i = 0; i < shard.tests.size(); ++i) {
+      const TestOutcome* outcome = i < suite.outcomes.size() ? &suite.outcomes[i] : nullptr;
+      SanitizerFinding& finding = found[index][shard.tests[i]];
+      finding = in_runners ? finding_of_test(tool, shard.logs, shard.tests[i], outcome)
+                           : with_outcome(parse_sanitizer_output(tool, suite.output), outcome);
+      if (outcome) finding.seconds = outcome->seconds;
     }
   };
-  // A few workers take the runs in turn; each run is its own processes, so they share nothing.
   std::atomic<std::size_t> next{0};
   const auto worker = [&] {
-    for (std::size_t i = next++; i < runs.size(); i = next++) {
+    for (std::size_t i = next++; i < shards.size(); i = next++) {
       try {
-        run_one(runs[i]);
-      } catch (const std::exception& error) {  // never past a thread: the run is reported unfinished
-        runs[i].finding.tool = kSanitizerTools[runs[i].tool];
-        runs[i].finding.excerpt = fmt::format("the sanitizer run could not start: {}", error.what());
+        run_shard(i);
+      } catch (const std::exception& error) {  // never past a thread: the shard's tests are reported unfinished
+        for (const std::string& test : shards[i].tests) {
+          SanitizerFinding& finding = found[i][test];
+          finding.tool = kSanitizerTools[shards[i].tool];
+          finding.excerpt = fmt::format("the sanitizer run could not start: {}", error.what());
+        }
       }
     }
   };
   std::vector<std::thread> workers;
-  const unsigned count = std::min<unsigned>(kSanitizerRunsAtOnce, static_cast<unsigned>(runs.size()));
-  for (unsigned i = 1; i < count; ++i) workers.emplace_back(worker);
+  for (std::size_t i = 1; i < shards.size(); ++i) workers.emplace_back(worker);
   worker();
   for (std::thread& thread : workers) thread.join();
   // In the order of the tools, as the reports list them.
   std::map<std::string, std::vector<SanitizerFinding>> findings;
-  for (Run& run : runs) findings[*run.test].push_back(std::move(run.finding));
+  for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+      if (shards[i].tool != tool) continue;
+      for (auto& [test, finding] : found[i]) findings[test].push_back(std::move(finding));
+    }
+  }
   return findings;
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 // The sanitizer pass of `labgrade grade|check --sanitize` (or of a lab whose YAML says
-// `sanitizer: {required: true}`): each correctness test runs alone, once per tool, its student
-// runner (and nothing else: not the judge's generators and comparisons, not the reference) under
-// compute-sanitizer, so every finding belongs to exactly one test and only student kernels are
-// instrumented. Up to kSanitizerRunsAtOnce such runs go side by side.
+// `sanitizer: {required: true}`): the correctness tests run again, once per tool, with their
+// student runner (and nothing else: not the judge's generators and comparisons, not the
+// reference) under compute-sanitizer. The judge starts a fresh student runner for every test and
+// the tool writes its report to a file named after the test, so every finding belongs to exactly
+// one test; the tests of each tool are dealt into shards (one harness process each) that run
+// side by side, sanitizer_runs_at_once() in all.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -15,16 +17,26 @@
 namespace labgrade {
 
 inline const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck"};
-// Runs at once: the tests are untimed and each holds four small CUDA contexts; more gains little
-// once the host's cores are busy instrumenting.
-inline constexpr unsigned kSanitizerRunsAtOnce = 4;
+// How many sanitizer runs go side by side: CUDALABS_SANITIZER_JOBS (a positive integer; anything
+// else is an error naming the variable), else one per two hardware threads, between 1 and
+// kDefaultMaxSanitizerRuns. The runs are untimed; each costs mostly the tool's start-up and
+// instrumentation on the host's cores, and holds three small CUDA contexts.
+inline constexpr unsigned kDefaultMaxSanitizerRuns = 8;
+unsigned sanitizer_runs_at_once();
+
+// Where the student's code runs, so where the tool goes.
+enum class StudentCode {
+  in_runners,     // a grade: the judge starts its student runners through the tool
+  in_the_harness  // a self-check: the student's code is linked into the harness, which runs under
+                  // the tool, each test alone (its output is that test's report)
+};
 
 // Findings by test, one per tool. `normal` is the invocation of the normal run: its timeout is
-// multiplied (sanitizers run 10-100x slower) and the judge starts its student runner through
-// `sanitizer`.
+// multiplied (sanitizers run 10-100x slower).
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
-                                                                          const std::vector<std::string>& tests);
+                                                                          const std::vector<std::string>& tests,
+                                                                          StudentCode where);
 
 // Attaches the findings to `tests`. With `required`, a test with a sanitizer error earns 0 and
 // fails with the finding as its reason; otherwise the findings are only reported. A run that did

@@ -335,7 +335,8 @@ std::optional<Stop> run_sanitizer(SessionState& session) {
   const std::vector<std::string> correctness = session.lab.test_names(session.only_public());
   const SessionClock::time_point started = SessionClock::now();
   apply_sanitizer_findings(session.result.tests,
-                           run_sanitizer_pass(session.invocation, session.sanitizer, correctness),
+                           run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
+                                              session.graded ? StudentCode::in_runners : StudentCode::in_the_harness),
                            session.lab.sanitizer.required);
   session.result.test_seconds += seconds_since(started);
   return std::nullopt;

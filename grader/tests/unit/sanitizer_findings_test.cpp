@@ -1,4 +1,9 @@
 // The sanitizer pass's host side: reading compute-sanitizer's report and scoring with it.
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "run/sanitizer_pass.hpp"
@@ -106,6 +111,58 @@ TEST(SanitizerFindings, ErrorsCostPointsOnlyWhenRequired) {
   EXPECT_NE(graded[0].outcome.message.find("racecheck: 1 error"), std::string::npos) << graded[0].outcome.message;
   EXPECT_EQ(graded[1].points_earned, 4);  // an unfinished run is reported, never charged
   EXPECT_EQ(graded[2].points_earned, 4);
+}
+
+}  // namespace
+}  // namespace labgrade
+
+namespace labgrade {
+namespace {
+
+// Sets an environment variable for one test and puts the old value back.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedVariable() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(SanitizerRunsAtOnce, TheVariableSetsHowManyRunsGoSideBySide) {
+  const ScopedVariable jobs("CUDALABS_SANITIZER_JOBS", "12");
+  EXPECT_EQ(sanitizer_runs_at_once(), 12u);
+}
+
+TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerTwoThreadsUpToTheCap) {
+  const ScopedVariable jobs("CUDALABS_SANITIZER_JOBS", "");
+  const unsigned runs = sanitizer_runs_at_once();
+  EXPECT_GE(runs, 1u);
+  EXPECT_LE(runs, kDefaultMaxSanitizerRuns);
+}
+
+TEST(SanitizerRunsAtOnce, ABadValueIsAnErrorNamingTheVariable) {
+  for (const char* bad : {"0", "-3", "four", "8x", "100000"}) {
+    const ScopedVariable jobs("CUDALABS_SANITIZER_JOBS", bad);
+    try {
+      sanitizer_runs_at_once();
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("CUDALABS_SANITIZER_JOBS is '" + std::string(bad) + "'"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 }  // namespace

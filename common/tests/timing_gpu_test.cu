@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,6 +80,62 @@ TEST_F(TimingGpu, TwiceTheWorkGivesRatioTwo) {
   EXPECT_GT(result.ratio.median, 1.6);
   EXPECT_LT(result.ratio.median, 2.4);
   EXPECT_GT(result.student_ms.median, result.solution_ms.median);
+}
+
+// K calls per sample, each on its own replica: every call is prepared and verified with a seed of
+// its own, the calls of a sample run back to back between the events, and the figure is per call
+// (the same work per call as with one call per sample, so the ratio stays where it was).
+TEST_F(TimingGpu, SeveralCallsPerSampleAreEachPreparedVerifiedAndTimedPerCall) {
+  constexpr int kCalls = 4;
+  int replica = -1;
+  std::vector<int> prepared, verified, student_calls;
+  std::vector<std::uint64_t> verify_seeds;
+  Workload work{[&](cudaStream_t s) {
+                  student_calls.push_back(replica);
+                  busy(200000)(s);
+                  return cudaSuccess;
+                },
+                busy(100000),
+                [&](std::uint64_t, cudaStream_t) { prepared.push_back(replica); },
+                [&](std::uint64_t seed, cudaStream_t) {
+                  verified.push_back(replica);
+                  verify_seeds.push_back(seed);
+                  return std::string();
+                }};
+  work.calls_per_sample = kCalls;
+  work.use_replica = [&](int r) { replica = r; };
+  const PairedResult result = measure_interleaved(work, quick_policy());
+  EXPECT_TRUE(result.integrity_failure.empty()) << result.integrity_failure;
+  EXPECT_GT(result.ratio.median, 1.6);
+  EXPECT_LT(result.ratio.median, 2.4);
+  ASSERT_EQ(verified.size(), static_cast<std::size_t>(kCalls * result.rounds));
+  for (std::size_t i = 0; i < verified.size(); ++i) EXPECT_EQ(verified[i], static_cast<int>(i % kCalls));
+  std::vector<std::uint64_t> distinct = verify_seeds;
+  std::sort(distinct.begin(), distinct.end());
+  EXPECT_EQ(std::unique(distinct.begin(), distinct.end()), distinct.end()) << "every call of every round its own inputs";
+  // Each replica is called once per sample (and once per warm-up launch).
+  for (int r = 0; r < kCalls; ++r) {
+    EXPECT_EQ(std::count(student_calls.begin(), student_calls.end(), r), quick_policy().warmup + result.rounds);
+  }
+
+  // A single call per sample times the same work per call: the figure is per call.
+  const PairedResult single = measure_interleaved({always_succeeding(busy(200000)), busy(100000), {}}, quick_policy());
+  EXPECT_NEAR(result.student_ms.median, single.student_ms.median, 0.1 * single.student_ms.median);
+}
+
+TEST(TimingReplicas, SeveralCallsNeedUseReplica) {
+  Workload work{always_succeeding([](cudaStream_t) {}), [](cudaStream_t) {}, {}};
+  work.calls_per_sample = 2;
+  EXPECT_THROW(qualifying_call(work, 1), std::invalid_argument);
+  work.calls_per_sample = 0;
+  EXPECT_THROW(qualifying_call(work, 1), std::invalid_argument);
+}
+
+TEST(TimingReplicas, ReplicaZeroKeepsTheRoundsSeedAndTheOthersDiffer) {
+  EXPECT_EQ(replica_seed(77, 0), 77u);
+  EXPECT_NE(replica_seed(77, 1), 77u);
+  EXPECT_NE(replica_seed(77, 1), replica_seed(77, 2));
+  EXPECT_NE(replica_seed(77, 1), round_seed(77, 1)) << "replica seeds live apart from the rounds'";
 }
 
 TEST_F(TimingGpu, PrepareRunsBeforeEverySampleWithTheRoundsSeed) {

@@ -30,6 +30,7 @@ constexpr double kEventResolutionMs = 0.0005;
 // Seeds of warm-up launches and of the verify choice live in their own domains of round_seed,
 // so they never coincide with a timed round's.
 constexpr std::uint64_t kWarmupDomain = 0x5741524D55505345ull;  // "WARMUPSE"
+constexpr std::uint64_t kReplicaDomain = 0x5245504C49434153ull;  // "REPLICAS"
 // Where the last device-idle check that found work was taken (for the failure's message).
 const char* last_busy_when = "";
 
@@ -68,8 +69,13 @@ double idle_probe_ms(cudaStream_t stream) {
 // its work still wrote the outputs is caught by the difference.
 class OutputSeal {
  public:
+  // Before a sample's calls; then collect() after each call, take() right behind the stop event.
+  void clear() { ranges_.clear(); }
+  void collect() {
+    const std::vector<remote::WritableRange>& last = remote::last_call_outputs();
+    ranges_.insert(ranges_.end(), last.begin(), last.end());
+  }
   void take(cudaStream_t stream) {
-    ranges_ = remote::last_call_outputs();
     if (slots_.size() < 2 * ranges_.size()) slots_ = DeviceBuffer<std::uint64_t>(2 * ranges_.size());
     for (std::size_t i = 0; i < ranges_.size(); ++i) queue(i, slots_.data() + i, stream);
   }
@@ -133,14 +139,20 @@ class SampleTrace {
 // The per-sample procedure shared by paired and single measurements.
 class Sampler {
  public:
-  Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {})
-      : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), judge_(remote::judge_mode()) {}
+  Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {},
+          int calls_per_sample = 1, std::function<void(int)> use_replica = {})
+      : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), calls_(calls_per_sample),
+        use_replica_(std::move(use_replica)), judge_(remote::judge_mode()) {}
 
   SampleTrace* trace = nullptr;  // where pings and samples are also written, if anywhere
 
+  // Every replica once, so none is first seen by a runner (its buffers mapped) in a timed window.
   void warm(const Launch& launch, std::uint64_t seed) {
-    if (prepare_) prepare_(seed, stream_);
-    launch_checked(launch, fan_, stream_);
+    for (int r = 0; r < calls_; ++r) {
+      use(r);
+      if (prepare_) prepare_(replica_seed(seed, r), stream_);
+      launch_checked(launch, fan_, stream_);
+    }
   }
 
   // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
@@ -161,9 +173,13 @@ class Sampler {
   // `before_launch` runs after prepare, outside the timed region (the input seals). With `seal`,
   // the call's writable memory is checksummed right behind the stop event (in a judge).
   // In a judge, `busy_before` gets the idle probe taken just before the start event.
+  // A sample times calls_per_sample calls, one per replica, and returns the time of one.
   double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
                    OutputSeal* seal = nullptr, double* busy_before = nullptr) {
-    if (prepare_) prepare_(seed, stream_);
+    for (int r = 0; r < calls_; ++r) {
+      use(r);
+      if (prepare_) prepare_(replica_seed(seed, r), stream_);
+    }
     if (before_launch) before_launch();
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     if (judge_) {
@@ -171,15 +187,20 @@ class Sampler {
       if (busy_before) *busy_before = busy;
     }
     const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
+    if (seal) seal->clear();
     timer_.start(stream_);
-    launch_checked(launch, fan_, stream_);
+    for (int r = 0; r < calls_; ++r) {
+      use(r);
+      launch_checked(launch, fan_, stream_);
+      if (seal && judge_) seal->collect();
+    }
     timer_.stop(stream_);
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
-    // Only a sample made through a runner carries the round trip.
+    // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
-    return remote_call ? std::max(ms - overhead_ms_, kEventResolutionMs) : ms;
+    return std::max((remote_call ? ms - overhead_ms_ : ms) / calls_, kEventResolutionMs);
   }
 
   // Call right after sample_ms: how long the device took to finish what was still running once
@@ -194,9 +215,15 @@ class Sampler {
   }
 
  private:
+  void use(int replica) const {
+    if (use_replica_) use_replica_(replica);
+  }
+
   const Prepare& prepare_;
   cudaStream_t stream_;
   StreamFan fan_;
+  int calls_ = 1;
+  std::function<void(int)> use_replica_;
   L2Flusher flusher_;
   EventTimer timer_;
   double median_ping_ms(remote::Side side) {
@@ -235,13 +262,31 @@ const SealedInput* changed_input(const Workload& work, const std::vector<std::ui
 }
 
 // After the student's call: "" when every sealed input is as sealed, then what verify says.
+// `calls`: how many replicas the call(s) being checked used (1 for the qualifying call).
 std::string check_student_call(const Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, int calls) {
   if (const SealedInput* input = changed_input(work, sums)) {
     return "its input " + input->name + " was changed (inputs are read-only)";
   }
   const remote::CheckingScope checking;  // the expected outputs are made by a runner that is not timed
-  return work.verify ? work.verify(seed, stream) : std::string();
+  if (!work.verify) return "";
+  for (int r = 0; r < calls; ++r) {
+    if (work.use_replica) work.use_replica(r);
+    std::string wrong = work.verify(replica_seed(seed, r), stream);
+    if (!wrong.empty()) {
+      return work.calls_per_sample == 1
+                 ? wrong
+                 : "call " + std::to_string(r + 1) + " of " + std::to_string(work.calls_per_sample) + ": " + wrong;
+    }
+  }
+  return "";
+}
+
+void validate_replicas(const Workload& work) {
+  if (work.calls_per_sample < 1) throw std::invalid_argument("Workload::calls_per_sample must be at least 1");
+  if (work.calls_per_sample > 1 && !work.use_replica) {
+    throw std::invalid_argument("Workload::calls_per_sample > 1 needs use_replica (each call's own buffers)");
+  }
 }
 
 // Counts a device-idle check that found work still running. `when` says where it was found.
@@ -273,7 +318,10 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
                       OutputSeal& output_seal, PairedResult& result) {
   std::vector<std::uint64_t> sums;
   cudaError_t status = cudaSuccess;
-  const Launch call = [&](cudaStream_t s) { status = work.student(s); };
+  const Launch call = [&](cudaStream_t s) {
+    const cudaError_t returned = work.student(s);
+    if (status == cudaSuccess) status = returned;  // the first failure of the sample's calls
+  };
   double busy_before = 0;
   const double ms = sampler.sample_ms(call, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
   charge_busy_device(busy_before, "before your call started", result);
@@ -286,7 +334,7 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
                      result);
   ++result.verified_samples;
   std::string wrong = output_seal.check(stream);
-  if (wrong.empty()) wrong = check_student_call(work, sums, seed, stream);
+  if (wrong.empty()) wrong = check_student_call(work, sums, seed, stream, work.calls_per_sample);
   if (!wrong.empty()) {
     char text[128];
     std::snprintf(text, sizeof text, "the timed call's result was wrong on sample %d (inputs from seed %#018" PRIx64 "): ",
@@ -326,6 +374,10 @@ std::uint64_t round_seed(std::uint64_t base, std::uint64_t index) noexcept {
   return z ^ (z >> 31);
 }
 
+std::uint64_t replica_seed(std::uint64_t seed, int replica) noexcept {
+  return replica == 0 ? seed : round_seed(seed ^ kReplicaDomain, static_cast<std::uint64_t>(replica));
+}
+
 StudentCall always_succeeding(Launch launch) {
   return [launch = std::move(launch)](cudaStream_t stream) {
     launch(stream);
@@ -343,6 +395,8 @@ std::string describe_student_status(cudaError_t status) {
 
 std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream_t stream) {
   if (!work.student) throw std::invalid_argument("qualifying_call: Workload needs a student launch");
+  validate_replicas(work);
+  if (work.use_replica) work.use_replica(0);
   if (work.prepare) work.prepare(seed, stream);
   const std::vector<std::uint64_t> sums = seal(work, stream);
   StreamFan fan(work.side_streams);
@@ -352,7 +406,7 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   CUDALABS_CHECK_LAUNCH();
   fan.join(stream);
   CUDALABS_CHECK(cudaDeviceSynchronize());  // on any stream: the check reads finished work
-  return check_student_call(work, sums, seed, stream);
+  return check_student_call(work, sums, seed, stream, 1);
 }
 
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream) {
@@ -360,9 +414,10 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   if (!work.student || !work.solution) {
     throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
   }
+  validate_replicas(work);
   const Clock::time_point started = Clock::now();
   const remote::TimingPin pinned;  // in a judge: the judge and its runners on cores of their own
-  Sampler sampler(work.prepare, stream, work.side_streams);
+  Sampler sampler(work.prepare, stream, work.side_streams, work.calls_per_sample, work.use_replica);
   SampleTrace trace;
   sampler.trace = &trace;
   for (int i = 0; i < policy.warmup; ++i) {

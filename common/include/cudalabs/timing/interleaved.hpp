@@ -93,7 +93,22 @@ struct Workload {
   // after the call (the stop event, verify). Work on any other stream is still caught by the
   // device-idle check.
   std::vector<cudaStream_t> side_streams{};
+  // Calls per timed sample, K >= 1. In a judge, every sample's window holds two switches of the
+  // GPU between the judge's context and a runner's; what a switch costs differs by a few
+  // microseconds from one runner process to another and stays with the process, which on a call
+  // of a few tenths of a millisecond biases the ratio by a few percent. K calls back to back in
+  // one window spread that over K calls. Each call works on its own set of buffers (a replica):
+  // use_replica(r), r in [0, K), points prepare, student, solution and verify at set r, and
+  // sealed_inputs lists every replica's inputs. Every call is prepared, sealed and verified as a
+  // call alone is (replica r of a round gets inputs of its own, from replica_seed(seed, r)), the
+  // calls' outputs are all checksummed behind the stop event, and the sample is the window's
+  // time over K.
+  int calls_per_sample = 1;
+  std::function<void(int replica)> use_replica{};
 };
+
+// The seed of replica `replica` of a round whose seed is `seed` (the round's own for replica 0).
+std::uint64_t replica_seed(std::uint64_t seed, int replica) noexcept;
 
 struct PairedResult {
   SampleSummary student_ms;

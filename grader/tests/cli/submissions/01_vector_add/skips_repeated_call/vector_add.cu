@@ -2,8 +2,9 @@
 // few loads in flight), and when called again with the same arguments it does nothing, since the
 // earlier result is still in the output. Timed on the same buffers over and over, it once showed
 // 645277 GB/s and scored 100. Every timed sample now gets fresh inputs and a poisoned output, so
-// the skipped call's output is wrong and the check after timing says so. Fair grade: 80
-// (correct; no timed points).
+// a skipped call's output is wrong and the check after it says so; and since each of a sample's
+// eight calls has arrays of its own, it is never even called twice in a row with the same ones.
+// Fair grade: 80 (correct; no timed points).
 #include "vector_add.cuh"
 
 namespace student {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "config_files.hpp"
+#include "performance_common.hpp"
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/threshold_kinds.hpp"
 #include "cudalabs/cuda_check.hpp"
@@ -22,25 +23,10 @@ namespace {
 
 using config::MeasuredFigure;
 using config::ThresholdKind;
-
-timing::SamplingPolicy policy_from(const config::TimingSettings& settings) {
-  timing::SamplingPolicy policy;
-  policy.warmup = settings.warmup;
-  policy.min_samples = settings.min_samples;
-  policy.max_samples = settings.max_samples;
-  policy.target_relative_ci = settings.target_relative_ci;
-  policy.confidence = settings.confidence;
-  policy.time_budget_seconds = settings.time_budget_seconds;
-  return policy;
-}
-
-std::string device_name() {
-  int device = 0;
-  CUDALABS_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp properties{};
-  CUDALABS_CHECK(cudaGetDeviceProperties(&properties, device));
-  return properties.name;
-}
+using detail::device_name;
+using detail::policy_from;
+using detail::SlowestStage;
+using detail::summary_of;
 
 config::Timings timings_of(const timing::PairedResult& result, const PerformanceWork& work,
                            double peak_bandwidth_gbs) {
@@ -49,31 +35,6 @@ config::Timings timings_of(const timing::PairedResult& result, const Performance
   };
   return config::Timings{figure(result.student_ms), figure(result.ratio), work.bytes, work.flops,
                          peak_bandwidth_gbs, work.peak_gflops};
-}
-
-events::Summary summary_of(const timing::SampleSummary& summary) {
-  return {summary.median, summary.ci.low, summary.ci.high, summary.samples};
-}
-
-// The slowest of a pipeline's stages, each measured alone on the case's prepared inputs (trusted
-// code: no checks), and every stage's time for the report.
-struct SlowestStage {
-  const PipelineStage* stage = nullptr;
-  std::vector<events::StageTime> times;
-};
-
-SlowestStage measure_stages(const PerformanceWork& work, const timing::SamplingPolicy& policy, std::uint64_t seed) {
-  SlowestStage slowest;
-  double slowest_ms = -1;
-  for (const PipelineStage& stage : work.stages) {
-    const timing::SampleSummary alone = timing::measure_single(stage.launch, work.workload.prepare, policy, nullptr, seed);
-    slowest.times.push_back({stage.name, summary_of(alone)});
-    if (alone.median > slowest_ms) {
-      slowest_ms = alone.median;
-      slowest.stage = &stage;
-    }
-  }
-  return slowest;
 }
 
 // What this GPU can do at most, for the plausibility check of the student's figures.
@@ -124,7 +85,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   // A pipeline is compared with the slowest of its stages, which takes the solution's place.
   SlowestStage slowest;
   if (!work.stages.empty()) {
-    slowest = measure_stages(work, policy, timing::case_seed(name, -2));
+    slowest = detail::measure_stages(work.stages, work.workload.prepare, policy, timing::case_seed(name, -2));
     workload.solution = slowest.stage->launch;
   }
   timing::PairedResult result;

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "config_files.hpp"
+#include "performance_common.hpp"
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/threshold_kinds.hpp"
 #include "cudalabs/cuda_check.hpp"
@@ -32,6 +33,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using config::ThresholdKind;
+using detail::device_name;
+using detail::policy_from;
+using detail::SlowestStage;
+using detail::summary_of;
 
 // Seeds of warm-up calls live in a domain of their own, apart from the timed rounds' (the
 // engine's warm-up domain is private to it; any other constant does as well).
@@ -70,29 +75,6 @@ double outstanding_ms() {
   const Clock::time_point before = Clock::now();
   CUDALABS_CHECK(cudaDeviceSynchronize());
   return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
-}
-
-timing::SamplingPolicy policy_from(const config::TimingSettings& settings) {
-  timing::SamplingPolicy policy;
-  policy.warmup = settings.warmup;
-  policy.min_samples = settings.min_samples;
-  policy.max_samples = settings.max_samples;
-  policy.target_relative_ci = settings.target_relative_ci;
-  policy.confidence = settings.confidence;
-  policy.time_budget_seconds = settings.time_budget_seconds;
-  return policy;
-}
-
-std::string device_name() {
-  int device = 0;
-  CUDALABS_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp properties{};
-  CUDALABS_CHECK(cudaGetDeviceProperties(&properties, device));
-  return properties.name;
-}
-
-events::Summary summary_of(const timing::SampleSummary& summary) {
-  return {summary.median, summary.ci.low, summary.ci.high, summary.samples};
 }
 
 }  // namespace
@@ -183,7 +165,7 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
     return;
   }
   const ThresholdKind kind = spec->threshold.kind;
-  const config::DeclaredWork declared{work.bytes, work.flops, work.peak_gflops, 0};
+  const config::DeclaredWork declared{work.bytes, work.flops, work.peak_gflops, static_cast<int>(work.stages.size())};
   if (const std::string missing = config::threshold_kind(kind).missing_declaration(declared); !missing.empty()) {
     ADD_FAILURE() << "timing preview '" << name << "': " << missing << " (a bug of the lab's self-check)";
     return;
@@ -212,9 +194,17 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
 
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
+  const timing::SamplingPolicy policy = policy_from(course.timing);
+  // A pipeline is compared with the slowest of its stages, each measured alone on the prepared
+  // inputs (seeded as in the graded case) before the student's calls. The grade interleaves that
+  // stage with the student's calls; a preview has no paired engine, so one follows the other.
+  SlowestStage slowest;
+  if (kind == ThresholdKind::MaxRatioToSlowestStage) {
+    slowest = detail::measure_stages(work.stages, work.workload.prepare, policy, timing::case_seed(name, -2));
+  }
   timing::Workload workload = work.workload;
   workload.seed = timing::case_seed(name, 0);
-  const PreviewSamples samples = measure_student_alone(workload, policy_from(course.timing));
+  const PreviewSamples samples = measure_student_alone(workload, policy);
   if (!samples.integrity_failure.empty()) {
     ADD_FAILURE() << "timing preview '" << name << "': " << samples.integrity_failure
                   << "\nThe timed calls must compute the result for the inputs of each call, on the stream they are "
@@ -231,8 +221,13 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   const timing::Plausibility plausibility =
       timing::check_plausibility(work.bytes, work.flops, samples.student_ms.median, ceilings);
   const config::MeasuredFigure time{samples.student_ms.median, samples.student_ms.ci.low, samples.student_ms.ci.high};
-  const config::Timings timings{time, config::MeasuredFigure{}, work.bytes, work.flops, peak_bandwidth_gbs,
-                                work.peak_gflops};
+  // Against the slowest stage: the student's interval over its median (the stage's own spread,
+  // measured apart, is left out).
+  config::MeasuredFigure ratio;
+  if (slowest.stage && slowest.ms.median > 0) {
+    ratio = {time.median / slowest.ms.median, time.low / slowest.ms.median, time.high / slowest.ms.median};
+  }
+  const config::Timings timings{time, ratio, work.bytes, work.flops, peak_bandwidth_gbs, work.peak_gflops};
   const config::Verdict verdict = config::judge(*spec, config::figure_for(kind, timings), device);
 
   const double student_seconds = samples.student_ms.median * 1e-3;
@@ -256,7 +251,14 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   event.clocks = {clocks.sm_clock_mhz_measured, clocks.sm_clock_mhz_max, clocks.memory_clock_mhz, clocks.note};
   event.timing_seed = timing::format_seed(timing::grade_seed());
   event.case_seed = timing::format_seed(workload.seed);
-  event.compared_with = events::kComparedWithNothing;  // the student's code alone
+  if (slowest.stage) {
+    event.compared_with = slowest.stage->name;
+    event.solution_ms = summary_of(slowest.ms);
+    event.ratio = {ratio.median, ratio.low, ratio.high, samples.student_ms.samples};
+    event.stages = slowest.times;
+  } else {
+    event.compared_with = events::kComparedWithNothing;  // the student's code alone
+  }
   event.verified_samples = samples.verified_samples;
   event.implausible = plausibility.implausible;
   event.implausible_reason = plausibility.reason;
@@ -264,9 +266,17 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   event.flops_limit_gflops = plausibility.flops_limit_gflops;
   emit_result_event(events::to_line(event));
 
+  std::string stages;
+  for (const events::StageTime& stage : slowest.times) {
+    stages += fmt::format("{}{} {:.4g} ms", stages.empty() ? "; stages alone: " : ", ", stage.name, stage.ms.median);
+  }
   const std::string figures = fmt::format(
-      "your code alone: {:.4g} ms (median of {} samples{}){}", samples.student_ms.median, samples.student_ms.samples,
-      samples.target_met ? "" : ", precision target not reached",
+      "your code alone: {:.4g} ms (median of {} samples{}){}{}{}", samples.student_ms.median,
+      samples.student_ms.samples, samples.target_met ? "" : ", precision target not reached",
+      slowest.stage ? fmt::format(", slowest stage ({}) {:.4g} ms, ratio {:.3f}", slowest.stage->name,
+                                  slowest.ms.median, ratio.median)
+                    : std::string(),
+      stages,
       work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
                                    event.achieved_gbs, 100 * event.achieved_gbs / peak_bandwidth_gbs,
                                    peak_bandwidth_gbs)

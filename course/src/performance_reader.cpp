@@ -2,6 +2,7 @@
 
 #include <map>
 #include <regex>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -186,19 +187,26 @@ PerformanceRead read_performance(const MapReader& top, FileDiagnostics& diagnost
     std::optional<PartialCredit> partial;
     if (threshold) partial = read_partial_credit(*entry, *threshold, diagnostics, &ok);
     if (is_preview) ok = check_preview(*entry, points, visibility, diagnostics) && ok;
-    if (visibility && *visibility == "public" && threshold &&
-        (threshold->kind == ThresholdKind::MaxRatioToSolution ||
-         threshold->kind == ThresholdKind::MaxRatioToSlowestStage)) {
-      // A public case is timed by the students' self-check too, where there is no solution (the
-      // stages of a pipeline case run the reference's kernels).
+    // A public case is timed by the students' self-check too, where there is no solution: a graded
+    // case's pipeline stages run the reference's kernels, so both relative kinds are refused there.
+    // A preview may compare a pipeline with its slowest stage, since its stages are the
+    // self-check's own (cudaMemcpyAsync copies and the student's kernel), but never with the solution.
+    const bool compares_with_solution = threshold && threshold->kind == ThresholdKind::MaxRatioToSolution;
+    const bool compares_with_stages = threshold && threshold->kind == ThresholdKind::MaxRatioToSlowestStage;
+    if (visibility && *visibility == "public" && (compares_with_solution || (compares_with_stages && !is_preview))) {
       const Located at = *entry->find("visibility");
-      diagnostics.add(at.mark, at.field,
-                      is_preview ? "a timing preview runs in the students' self-check, which has no solution: give it "
-                                   "a threshold relative to the device (min_fraction_of_peak_bandwidth, "
-                                   "min_fraction_of_peak_flops or max_ms)"
-                                 : "a public performance case runs in the students' self-check, which has no solution: "
-                                   "give it a threshold relative to the device (min_fraction_of_peak_bandwidth, "
-                                   "min_fraction_of_peak_flops or max_ms), or make it hidden");
+      const std::string message =
+          is_preview ? "a timing preview runs in the students' self-check, which has no solution: give it a threshold "
+                       "relative to the device (min_fraction_of_peak_bandwidth, min_fraction_of_peak_flops or max_ms) "
+                       "or, for a pipeline, max_ratio_to_slowest_stage (its stages are the self-check's own code)"
+                     : std::string("a public performance case runs in the students' self-check, which has no "
+                                   "solution: give it a threshold relative to the device "
+                                   "(min_fraction_of_peak_bandwidth, min_fraction_of_peak_flops or max_ms), or make "
+                                   "it hidden") +
+                           (compares_with_stages ? " (its stages run the reference's kernels; a timing preview "
+                                                   "(preview: true) may compare with stages of the self-check's own)"
+                                                 : "");
+      diagnostics.add(at.mark, at.field, message);
       ok = false;
     }
     if (points) {

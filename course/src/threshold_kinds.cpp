@@ -104,7 +104,7 @@ constexpr ThresholdKindEntry kSlowestStage{
     [](double limit) { return fmt::format("at most {:.3g}x", limit); },
     [](const DeclaredWork& declared) -> std::string {
       return declared.stages > 0 ? "" : "max_ratio_to_slowest_stage needs the suite to declare the pipeline's stages "
-                                        "(PerformanceWork::stages)";
+                                        "(PerformanceWork::stages, or PreviewWork::stages in a self-check)";
     },
 };
 

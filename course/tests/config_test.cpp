@@ -479,7 +479,9 @@ TEST(PerformanceConfig, PublicCaseNeedsAThresholdWithoutTheSolution) {
 
 TEST(PerformanceConfig, PublicPipelineCaseIsRefusedToo) {
   expect_lab_errors("public_stage_case",
-                    {{10, 51, "performance[0].visibility", {"self-check, which has no solution", "make it hidden"}}});
+                    {{10, 51, "performance[0].visibility",
+                      {"self-check, which has no solution", "make it hidden", "reference's kernels",
+                       "preview: true"}}});
 }
 
 TEST(PreviewConfig, PreviewIsPublicWorthNothingAndRunsInTheSelfCheckOnly) {
@@ -527,11 +529,45 @@ TEST(PreviewConfig, BadPreviewsNameTheirField) {
       "bad_preview",
       {{9, 49, "performance[0].points", {"earns no points", "got 5"}},
        {10, 55, "performance[1].visibility", {"must be public"}},
-       {11, 54, "performance[2].visibility", {"timing preview", "no solution", "min_fraction_of_peak_bandwidth"}},
+       {11, 54, "performance[2].visibility",
+        {"timing preview", "no solution", "min_fraction_of_peak_bandwidth", "max_ratio_to_slowest_stage"}},
        {12, 130, "performance[3].partial_credit", {"no partial credit"}},
        {13, 33, "performance[4].preview", {"expected true or false", "'yes'"}},
        // preview: false is an ordinary case, which needs its points.
        {14, 5, "performance[5].points", {"missing required key 'points'"}}});
+}
+
+TEST(PreviewConfig, PipelinePreviewAgainstItsSlowestStageIsAccepted) {
+  // Its stages are the self-check's own (copies and the student's kernel): no solution needed.
+  const LabConfig lab = load_lab_config(lab_fixture("stage_preview_lab"));
+  const PerformanceSpec* preview = lab.find_performance_test("Preview.pipeline_preview");
+  ASSERT_NE(preview, nullptr);
+  EXPECT_TRUE(preview->preview);
+  EXPECT_EQ(preview->visibility, Visibility::Public);
+  EXPECT_EQ(preview->points, 0);
+  EXPECT_EQ(preview->threshold.kind, ThresholdKind::MaxRatioToSlowestStage);
+  EXPECT_DOUBLE_EQ(preview->threshold.value, 1.15);
+}
+
+TEST(PreviewConfig, PreviewAgainstTheSolutionIsStillRefused) {
+  expect_lab_errors("solution_ratio_preview",
+                    {{10, 54, "performance[1].visibility",
+                      {"timing preview", "self-check, which has no solution", "min_fraction_of_peak_bandwidth",
+                       "for a pipeline, max_ratio_to_slowest_stage"}}});
+}
+
+TEST(PreviewConfig, Lab09PreviewsItsPipelineAgainstTheSlowestStage) {
+  // The same yardstick and threshold as the graded case it previews.
+  const LabConfig lab = load_lab_config(kRepoRoot / "config" / "labs" / "09_streams.yaml");
+  const PerformanceSpec* preview = lab.find_performance_test("Preview.pipelined_4streams");
+  const PerformanceSpec* graded = lab.find_performance_test("Performance.pipelined_2to25_4streams");
+  ASSERT_NE(preview, nullptr);
+  ASSERT_NE(graded, nullptr);
+  EXPECT_TRUE(preview->preview);
+  EXPECT_EQ(preview->visibility, Visibility::Public);
+  EXPECT_EQ(preview->points, 0);
+  EXPECT_EQ(preview->threshold.kind, graded->threshold.kind);
+  EXPECT_DOUBLE_EQ(preview->threshold.value, graded->threshold.value);
 }
 
 TEST(PerformanceConfig, PipelineCaseReadsItsThreshold) {

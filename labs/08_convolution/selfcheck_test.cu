@@ -157,9 +157,23 @@ std::string spot_check(const std::vector<std::size_t>& indices, const std::vecto
   return report.to_string(what) + where + " ...)";
 }
 
+// The filter setters are yours too, called before every timed call: while one is still a TODO the
+// preview is skipped, as a TODO in the timed call is (the SelfCheck tests say which function).
+bool still_a_todo(cudaError_t setter_status) {
+  if (setter_status == cudaErrorNotYetImplemented) return true;
+  CUDALABS_CHECK(setter_status);
+  return false;
+}
+
+constexpr const char* kSetterTodo = "not timed: the filter setter returned cudaErrorNotYetImplemented (a TODO(student) left)";
+
 TEST_F(Preview, convolve_2d_tiled) {
   const std::size_t n = static_cast<std::size_t>(kPreviewWidth) * kPreviewHeight;
   cudalabs::DeviceBuffer<float> in(n), out(n);
+  {
+    const lab08::Filter probe = round_filter(kPreviewFilter2d, 2, 0);
+    if (still_a_todo(student::set_filter_2d(probe.taps.data(), probe.width, nullptr))) GTEST_SKIP() << kSetterTodo;
+  }
   cudalabs::PreviewWork work;
   work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(in.data(), n, cudalabs::timing::round_seed(seed, 0), -1.0f, 1.0f, stream);
@@ -193,6 +207,10 @@ TEST_F(Preview, convolve_2d_tiled) {
 TEST_F(Preview, convolve_1d) {
   const std::size_t n = static_cast<std::size_t>(kPreview1dSize);
   cudalabs::DeviceBuffer<float> in(n), out(n);
+  {
+    const lab08::Filter probe = round_filter(kPreviewTaps1d, 1, 0);
+    if (still_a_todo(student::set_filter_1d(probe.taps.data(), probe.width, nullptr))) GTEST_SKIP() << kSetterTodo;
+  }
   cudalabs::PreviewWork work;
   work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(in.data(), n, cudalabs::timing::round_seed(seed, 0), -1.0f, 1.0f, stream);

@@ -1,9 +1,10 @@
 #pragma once
-// How the grader (and bench/labs/09_streams_bench.cu) picks `rounds` for the timed cases: so that
-// on the GPU at hand the transform of the whole array alone takes kKernelShare times as long as
-// copying it in alone. Every stage then matters, the transform is the slowest by a margin that
-// measurement noise cannot flip, and running the stages one after the other costs about
-// 1 + kKernelShare + 1 times the copy, against kKernelShare for perfect overlap.
+// How the grader, the self-check's timing preview and bench/labs/09_streams_bench.cu pick `rounds`
+// for the timed cases: so that on the GPU at hand the transform of the whole array alone takes
+// kKernelShare times as long as copying it in alone. Every stage then matters, the transform is
+// the slowest by a margin that measurement noise cannot flip, and running the stages one after
+// the other costs about 1 + kKernelShare + 1 times the copy, against kKernelShare for perfect
+// overlap.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -19,9 +20,11 @@ namespace lab09 {
 
 inline constexpr double kKernelShare = 1.25;
 
-// `transform` is a trusted implementation (the reference's). host_in (pinned) and dev_in, dev_out
-// hold n floats each; their contents are overwritten. The probe runs on inputs like the tests'
-// (uniform in [kLow, kHigh)), since the cost depends on them: a zero costs no steps at all.
+// `transform` is the reference's, or in the self-check's preview the student's (given complete:
+// the same kernel); an error status it returns throws cudalabs::CudaError. host_in (pinned) and
+// dev_in, dev_out hold n floats each; their contents are overwritten. The probe runs on inputs
+// like the tests' (uniform in [kLow, kHigh)), since the cost depends on them: a zero costs no
+// steps at all.
 inline int rounds_for_kernel_share(TransformFn transform, int max_rounds, float* host_in, float* dev_in, float* dev_out,
                                    std::size_t n, cudaStream_t stream = nullptr) {
   using namespace cudalabs::timing;

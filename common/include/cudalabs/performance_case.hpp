@@ -46,15 +46,10 @@
 #include <string_view>
 #include <vector>
 
+#include "cudalabs/pipeline_stage.hpp"
 #include "cudalabs/timing/interleaved.hpp"
 
 namespace cudalabs {
-
-// One stage of a pipeline, run alone over the whole input ("copy in", "transform", "copy out").
-struct PipelineStage {
-  std::string name;
-  timing::Launch launch;
-};
 
 struct PerformanceWork {
   timing::Workload workload;  // for max_ratio_to_slowest_stage, workload.solution may stay empty

@@ -25,25 +25,36 @@
 // per-run seed and poisoned outputs before every sample, the L2 flushed, each call's status
 // checked, the device idle after each call, and the first sample and a seeded share of the others
 // verified (sealed inputs unchanged, `verify` satisfied). The only difference from a graded case
-// is that nothing is timed beside the student's code: `workload.solution` stays empty, and
+// is that no solution is timed beside the student's code: `workload.solution` stays empty, and
 // `verify` compares with a reference of the test's own (a CPU oracle), not with the solution.
 //
-// The figures (median time, GB/s, fraction of this device's copy bandwidth, the threshold and
-// whether it is met) go to labgrade as a measurement event and to stdout. The test fails only
-// when the code is wrong at the timed size or its timed calls cannot be trusted; a result below
-// the threshold passes, with the figures that say so.
+// A pipeline (lab 09) may be previewed against the slowest of its stages instead
+// (max_ratio_to_slowest_stage): the test lists them in `stages`, as a graded pipeline case does
+// (cudalabs/performance_case.hpp), from code the self-check has too: cudaMemcpyAsync copies and the
+// student's own kernel. Each is measured alone first, on the prepared inputs, then the student's
+// code alone; the figure is the student's median over the slowest stage's (its interval, the
+// student's interval over that median). Unlike the grade, the two are measured one after the
+// other, not interleaved.
+//
+// The figures (median time, GB/s, fraction of this device's copy bandwidth or the ratio to the
+// slowest stage, the threshold and whether it is met) go to labgrade as a measurement event and
+// to stdout. The test fails only when the code is wrong at the timed size or its timed calls
+// cannot be trusted; a result below the threshold passes, with the figures that say so.
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "cudalabs/pipeline_stage.hpp"
 #include "cudalabs/timing/interleaved.hpp"
 
 namespace cudalabs {
 
 struct PreviewWork {
-  timing::Workload workload;  // solution stays empty; verify is required
-  double bytes = 0;           // bytes the operation must move (reads + writes): achieved GB/s
-  double flops = 0;           // floating-point operations: achieved GFLOP/s
-  double peak_gflops = 0;     // this device's peak, for min_fraction_of_peak_flops
+  timing::Workload workload;          // solution stays empty; verify is required
+  std::vector<PipelineStage> stages;  // max_ratio_to_slowest_stage only
+  double bytes = 0;                   // bytes the operation must move (reads + writes): achieved GB/s
+  double flops = 0;                   // floating-point operations: achieved GFLOP/s
+  double peak_gflops = 0;             // this device's peak, for min_fraction_of_peak_flops
 };
 
 // What one preview measured: the student's samples alone.

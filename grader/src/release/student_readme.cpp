@@ -18,11 +18,20 @@ std::string describe_threshold(const config::PerformanceThreshold& threshold) {
       return fmt::format("at least {:g}% of your GPU's peak arithmetic rate", 100 * threshold.value);
     case config::ThresholdKind::MaxMs:
       return "a time limit in milliseconds per GPU model";
+    case config::ThresholdKind::MaxRatioToSlowestStage:  // a preview's stages are the self-check's own
+      return fmt::format("at most {:g}x the slowest of its stages (the copies and your own kernel) timed alone "
+                         "in the same run",
+                         threshold.value);
     case config::ThresholdKind::MaxRatioToSolution:
-    case config::ThresholdKind::MaxRatioToSlowestStage:
-      break;  // the loader refuses both on a public case
+      break;  // the loader refuses it on a public case
   }
   return "against the reference";
+}
+
+// What a preview times: the student's code alone, or against the stages it is made of.
+std::string preview_subject(const config::PerformanceThreshold& threshold) {
+  return threshold.kind == config::ThresholdKind::MaxRatioToSlowestStage ? "your whole pipeline"
+                                                                         : "your code alone";
 }
 
 }  // namespace
@@ -32,8 +41,8 @@ std::string timing_preview(const config::LabConfig& released) {
   for (const auto& spec : released.performance) {
     if (spec.visibility != config::Visibility::Public) continue;
     if (!preview.empty()) preview += "; ";
-    preview += spec.preview ? fmt::format("`{}`: your code alone, {} (a preview, no points)", spec.test_name(),
-                                          describe_threshold(spec.threshold))
+    preview += spec.preview ? fmt::format("`{}`: {}, {} (a preview, no points)", spec.test_name(),
+                                          preview_subject(spec.threshold), describe_threshold(spec.threshold))
                             : fmt::format("`{}` ({:g} points): {}", spec.test_name(), spec.points,
                                           describe_threshold(spec.threshold));
   }

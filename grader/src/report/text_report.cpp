@@ -69,7 +69,7 @@ void write_preview_section(std::ostream& out, const GradeResult& report, const P
   for (const auto& test : report.tests) {
     if (!test.preview) continue;
     if (!heading) {
-      out << "\n" << paint("Timing preview (your code alone on this GPU; a preview, not a grade: no points):", "1")
+      out << "\n" << paint("Timing preview (your code on this GPU; a preview, not a grade: no points):", "1")
           << "\n";
       heading = true;
     }

@@ -130,7 +130,7 @@ TEST(PreviewScoring, BelowTheThresholdIsNoFailureAndEarnsNothing) {
 
 TEST(PreviewReport, TextShowsThePreviewApartFromThePoints) {
   const std::string text = text_of(self_check_with_preview(0.5));
-  const std::size_t section = text.find("Timing preview (your code alone on this GPU; a preview, not a grade: no points):");
+  const std::size_t section = text.find("Timing preview (your code on this GPU; a preview, not a grade: no points):");
   ASSERT_NE(section, std::string::npos) << text;
   // Not in the table of points, which ends with the score ...
   const std::size_t score = text.find("Score: 20 / 20");

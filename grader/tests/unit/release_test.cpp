@@ -109,12 +109,22 @@ TEST_F(PublicLabYaml, EveryLabHasAValidReleaseCopy) {
 }
 
 TEST_F(PublicLabYaml, TimingPreviewSaysWhichPerLab) {
-  // Lab 01 previews both timed cases against the device; lab 03 has no preview.
+  // Lab 01 previews both timed cases against the copy bandwidth, lab 03 matmul_tiled against the
+  // FP32 peak, lab 09 its pipeline against its stages; a lab without a public timed entry has none.
   EXPECT_EQ(timing_preview(released("01_vector_add")),
             "device-relative: `Preview.vector_add`: your code alone, at least 85% of your GPU's copy bandwidth, "
             "measured in the same run (a preview, no points); `Preview.saxpy`: your code alone, at least 85% of "
             "your GPU's copy bandwidth, measured in the same run (a preview, no points)");
-  EXPECT_EQ(timing_preview(released("03_matmul")).rfind("none:", 0), 0u);
+  config::LabConfig matmul = released("03_matmul");
+  EXPECT_EQ(timing_preview(matmul),
+            "device-relative: `Preview.matmul_tiled`: your code alone, at least 31% of your GPU's peak arithmetic "
+            "rate (a preview, no points)");
+  // Lab 09's pipeline against the slowest of its own stages (the copies and the student's kernel).
+  EXPECT_EQ(timing_preview(released("09_streams")),
+            "device-relative: `Preview.pipelined_4streams`: your whole pipeline, at most 1.15x the slowest of its "
+            "stages (the copies and your own kernel) timed alone in the same run (a preview, no points)");
+  matmul.performance.clear();
+  EXPECT_EQ(timing_preview(matmul).rfind("none:", 0), 0u);
 }
 
 TEST_F(PublicLabYaml, ReadmeTableReplacesTheMarker) {

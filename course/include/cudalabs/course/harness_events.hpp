@@ -94,8 +94,9 @@ struct StageTime {
   Summary ms;
 };
 
-// Measurement::compared_with of a timing preview (cudalabs/performance_preview.hpp): the
-// student's code was timed alone.
+// Measurement::compared_with of a timing preview (cudalabs/performance_preview.hpp) that timed
+// the student's code alone (a pipeline preview names its slowest stage instead, as a graded
+// pipeline case does).
 inline constexpr const char* kComparedWithNothing = "nothing";
 
 // What one performance case measured (cudalabs/performance_case.hpp), from which labgrade draws
@@ -132,7 +133,7 @@ struct Measurement {
   std::string case_seed;
   // What solution_ms timed: "solution", or for a pipeline case (max_ratio_to_slowest_stage) the
   // name of its slowest stage, with every stage's time alone in `stages`; kComparedWithNothing
-  // for a timing preview (solution_ms and ratio then stay zero).
+  // for a timing preview of the code alone (solution_ms and ratio then stay zero).
   std::string compared_with = "solution";
   std::vector<StageTime> stages;
 };

@@ -70,8 +70,16 @@ previews=$(grep -c "preview: true" "$released_yaml" || true)
 [[ $previews == 2 ]] || fail "the release's $lab.yaml has $previews timing previews, expected 2"
 thresholds=$(grep -c "threshold: {min_fraction_of_peak_bandwidth: 0.85}" "$released_yaml" || true)
 [[ $thresholds == 2 ]] || fail "the release's $lab.yaml carries $thresholds preview thresholds, expected 2"
-for hidden in max_ratio_to_solution max_ratio_to_slowest_stage partial_credit zero_at; do
+for hidden in max_ratio_to_solution partial_credit zero_at; do
   ! grep -rn -- "$hidden" "$release/config" || fail "the release's YAML holds '$hidden', a hidden case's"
+done
+# A pipeline's preview (lab 09) is compared with its own stages, the self-check's: that kind may
+# ship, in a preview entry only.
+for yaml in "$release"/config/labs/*.yaml; do
+  awk '/^  - name:/ { if (entry ~ /max_ratio_to_slowest_stage/ && entry !~ /preview: true/) bad = 1; entry = "" }
+       { entry = entry "\n" $0 }
+       END { if (entry ~ /max_ratio_to_slowest_stage/ && entry !~ /preview: true/) bad = 1; exit bad }' "$yaml" \
+    || fail "$yaml holds max_ratio_to_slowest_stage outside a timing preview (a hidden case's)"
 done
 grep -q '`Preview.vector_add`: your code alone, at least 85%' "$release/README.md" \
   || fail "the release's README does not say that $lab has a timing preview and what it compares with"

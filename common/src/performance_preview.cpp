@@ -15,6 +15,7 @@
 
 #include "config_files.hpp"
 #include "performance_common.hpp"
+#include "profiled_call.hpp"
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/threshold_kinds.hpp"
 #include "cudalabs/cuda_check.hpp"
@@ -173,6 +174,12 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   if (!work.workload.verify) {
     ADD_FAILURE() << "timing preview '" << name << "': its timed calls' outputs must be checked (workload.verify; "
                   << "a bug of the lab's self-check)";
+    return;
+  }
+
+  // labgrade's profile pass: one call of the student's code under Nsight Compute, nothing else.
+  if (detail::profile_pass_side()) {
+    detail::make_profiled_call(work.workload, timing::case_seed(name, -1), detail::ProfiledSide::student);
     return;
   }
 

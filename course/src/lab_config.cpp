@@ -15,6 +15,7 @@
 #include "late_policy_reader.hpp"
 #include "service_policy_reader.hpp"
 #include "kernel_requirement_reader.hpp"
+#include "profile_reader.hpp"
 #include "sanitizer_reader.hpp"
 #include "spelling.hpp"
 #include "yaml_fields.hpp"
@@ -270,7 +271,7 @@ LabConfig load_lab_config(const fs::path& file) {
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
           {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "tolerances", "tests",
-           "performance", "forbid", "allow", "sanitizer", "kernels", "reference_targets", "late", "service",
+           "performance", "forbid", "allow", "sanitizer", "kernels", "profile", "reference_targets", "late", "service",
            "withheld_points"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
@@ -284,6 +285,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");
       lab.sanitizer = detail::read_sanitizer_policy(*top, diagnostics);
       lab.kernels = detail::read_kernel_requirements(*top, diagnostics);
+      lab.profile = detail::read_profile_spec(*top, diagnostics);
       lab.reference_targets = detail::read_reference_targets(*top, diagnostics);
       lab.late = detail::read_late_policy(*top, diagnostics);
       lab.service = detail::read_service_policy(*top);

@@ -47,6 +47,11 @@ constexpr const char* kSanitizeHelp =
     "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
     "finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
 
+constexpr const char* kProfileHelp =
+    "Also run each timed case's call once under Nsight Compute (ncu) and report the lab's profile figures (beside "
+    "the reference's in a grade) with its hints; never scored. Without ncu, or without permission to read the GPU's "
+    "counters, the report says so and nothing else changes";
+
 // `labgrade --version`: the version, then each protection of a test process and whether this
 // machine's kernel enforces it, so a missing one is stated, never silently absent.
 std::string version_text() {
@@ -174,9 +179,11 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   check->add_flag("--keep-work-dir", check_request.keep_work_dir, "Keep the build directory for inspection");
   check->add_flag("--sanitize", check_request.sanitize, kSanitizeHelp);
+  check->add_flag("--profile", check_request.profile, kProfileHelp);
   check->footer(command_footer(
       program, examples(program, {{"check 01_vector_add", "build labs/01_vector_add/ and run its public tests"},
                                   {"check 01_vector_add --sanitize", "also look for out-of-bounds accesses and races"},
+                                  {"check 04_transpose --profile", "also measure your timed kernels with Nsight Compute"},
                                   {"check 01_vector_add --html check.html", "also write an HTML report"}})));
 
 #ifndef CUDALABS_STUDENT_COMMANDS_ONLY  // a student release has no hidden suites to grade with
@@ -194,10 +201,12 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   grade->add_flag("--keep-work-dir", grade_request.keep_work_dir, "Keep the build directory for inspection");
   grade->add_flag("--sanitize", grade_request.sanitize, kSanitizeHelp);
+  grade->add_flag("--profile", grade_request.profile, kProfileHelp);
   grade->footer(command_footer(
       program, examples(program, {{"grade 01_vector_add -s alice/", "a folder"},
                                   {"grade 01_vector_add -s alice.zip --json alice.json", "an archive, and a JSON report"},
                                   {"grade 01_vector_add -s alice/ --gradescope results.json", "for Gradescope"},
+                                  {"grade 04_transpose -s alice/ --profile", "with Nsight Compute figures beside the reference's"},
                                   {"grade 01_vector_add -s alice/ --output-dir reports/", "every report format"}})));
 
 #ifdef CUDALABS_HAS_BATCH

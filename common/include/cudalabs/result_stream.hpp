@@ -35,6 +35,13 @@ inline constexpr const char* kConfineVariable = "CUDALABS_CONFINE";
 // 0x1F) through which a judge starts the student's runner, and only that runner: the judge's own
 // kernels and the reference's are not the student's and are not instrumented.
 inline constexpr const char* kStudentRunnerLauncherVariable = "CUDALABS_STUDENT_RUNNER_LAUNCHER";
+// Set by labgrade --profile: the same for the reference's runner (not the checker's), so that
+// Nsight Compute measures the reference's kernels in a pass of their own.
+inline constexpr const char* kReferenceRunnerLauncherVariable = "CUDALABS_REFERENCE_RUNNER_LAUNCHER";
+// Set by labgrade --profile to the side a profile pass measures, "student" or "reference": a
+// timed case or preview then makes one untimed call of that side on inputs of the timed size,
+// emits nothing and passes (common/src/profiled_call.hpp); nothing is checked or timed.
+inline constexpr const char* kProfilePassVariable = "CUDALABS_PROFILE_PASS";
 // In those words, replaced when the runner starts by the current test's log name (below), so that
 // the tool's report (compute-sanitizer --log-file DIR/{test}.log) belongs to one test: under a
 // tool, the judge starts a fresh student runner for every test.

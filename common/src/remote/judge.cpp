@@ -99,25 +99,6 @@ const DriverCalls& driver() {
 
 bool confine_runners() noexcept { return confine_requested; }
 
-// CUDALABS_STUDENT_RUNNER_LAUNCHER: the tool's command line, words separated by the ASCII unit
-// separator (0x1F), which no path or option contains.
-std::vector<std::string> student_runner_launcher() {
-  std::vector<std::string> words;
-  const char* value = std::getenv(kStudentRunnerLauncherVariable);
-  if (value == nullptr || *value == '\0') return words;
-  std::string word;
-  for (const char* c = value;; ++c) {
-    if (*c == '\x1f' || *c == '\0') {
-      if (!word.empty()) words.push_back(word);
-      word.clear();
-      if (*c == '\0') break;
-    } else {
-      word += *c;
-    }
-  }
-  return words;
-}
-
 // The running test's tool_log_name, "~N" added for the Nth runner started in it (after a crash).
 std::string current_test_log_name() {
   static std::string last_test;
@@ -209,11 +190,12 @@ void Runner::spawn() {
   posix_spawn_file_actions_addclosefrom_np(&actions, 4);
   std::string path = executable_;
   char socket_arg[] = "--socket=3";
-  // The student's runner may be started through a tool (labgrade --sanitize: compute-sanitizer),
-  // so that only the student's kernels are instrumented; never while confining (the tool works
-  // inside the process it watches, which confinement would stop).
-  std::vector<std::string> tool = side_ == Side::student && !confine_runners() ? student_runner_launcher()
-                                                                              : std::vector<std::string>{};
+  // A runner may be started through a tool (labgrade --sanitize: compute-sanitizer on the
+  // student's; --profile: Nsight Compute on the student's or the reference's), so that only that
+  // side's kernels are instrumented; never while confining (the tool works inside the process it
+  // watches, which confinement would stop).
+  std::vector<std::string> tool =
+      confine_runners() ? std::vector<std::string>{} : runner_launcher(side_, this == &judge().checker);
   under_tool_ = !tool.empty();
   if (under_tool_) {
     const std::string log_name = current_test_log_name();
@@ -569,8 +551,10 @@ void replace_timed_runners() noexcept {
 void end_of_test() noexcept {
   JudgeState& state = judge();
   state.last_call_outputs.clear();
-  // A student runner under a tool ends with its test, so the tool's report is that test's alone.
-  if (state.student.under_tool()) state.student.stop();
+  // A runner under a tool ends with its test, so the tool's report is that test's alone.
+  for (Runner* runner : {&state.student, &state.reference}) {
+    if (runner->under_tool()) runner->stop();
+  }
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;
     try {

@@ -20,7 +20,11 @@ void register_judge(const char* lab_id);
 
 // Whether runners confine themselves (labgrade asked this judge to confine its test processes).
 bool confine_runners() noexcept;
-std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize set one
+std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize or --profile set one
+// The tool a runner starts through (runner_launcher.cpp): the student's launcher for the student's
+// runner, CUDALABS_REFERENCE_RUNNER_LAUNCHER (labgrade --profile) for the reference's, none for
+// the checker; empty for none.
+std::vector<std::string> runner_launcher(Side side, bool checker);
 std::string current_test_log_name();  // tool_log_name of the running test (a launcher's {test})
 
 class Runner {
@@ -58,7 +62,7 @@ class Runner {
   Side side_ = Side::student;
   std::string executable_;
   pid_t pid_ = -1;
-  bool under_tool_ = false;  // started through student_runner_launcher()
+  bool under_tool_ = false;  // started through runner_launcher()
   int fd_ = -1;
   bool awaiting_ready_ = false;
   int cpu_ = -1;  // the core it runs on, or -1 for the scheduler's choice

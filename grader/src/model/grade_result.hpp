@@ -8,6 +8,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "model/exit_codes.hpp"
 #include "model/performance_result.hpp"
+#include "model/profile_result.hpp"
 #include "model/sanitizer_findings.hpp"
 
 namespace labgrade {
@@ -111,6 +112,9 @@ struct GradeResult {
   std::string gpu_sharing;
   double total_seconds = 0;
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
+  // Set when the profile pass was asked for (--profile, or the lab's `profile:`), whether or not
+  // it could run (ProfileReport::unavailable says why not).
+  std::optional<ProfileReport> profile;
 };
 
 // Whether the run has a score at all: not when no test could run for a reason that is not the

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/toolkit_programs.hpp"
 #include "text/text_lines.hpp"
 
 namespace labgrade {
@@ -64,29 +65,9 @@ std::string summarize(const SanitizerFinding& finding) {
 }
 
 fs::path find_compute_sanitizer(const std::string& nvcc) {
-  std::vector<fs::path> candidates;
-  if (!nvcc.empty()) {
-    const fs::path bin = fs::path(nvcc).parent_path();
-    candidates = {bin / "compute-sanitizer", bin.parent_path() / "compute-sanitizer" / "compute-sanitizer"};
-    std::error_code error;
-    const fs::path real = fs::canonical(nvcc, error);  // /usr/bin/nvcc may be a link into the toolkit
-    if (!error) candidates.push_back(real.parent_path() / "compute-sanitizer");
-  }
-  if (const char* path = std::getenv("PATH")) {
-    std::string dirs = path;
-    std::size_t begin = 0;
-    while (begin <= dirs.size()) {
-      std::size_t end = dirs.find(':', begin);
-      if (end == std::string::npos) end = dirs.size();
-      if (end > begin) candidates.push_back(fs::path(dirs.substr(begin, end - begin)) / "compute-sanitizer");
-      begin = end + 1;
-    }
-  }
-  for (const auto& candidate : candidates) {
-    std::error_code error;
-    if (fs::is_regular_file(candidate, error) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return {};
+  // bin/, or the toolkit's compute-sanitizer/ folder beside it.
+  return find_toolkit_program(nvcc, "compute-sanitizer",
+                              {"compute-sanitizer", "../compute-sanitizer/compute-sanitizer"});
 }
 
 std::vector<std::string> sanitizer_launcher(const fs::path& sanitizer, const std::string& tool) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/roofline.hpp"
+#include "report/profile_text.hpp"
 #include "report/svg_charts.hpp"
 
 namespace labgrade {
@@ -248,6 +249,37 @@ void kernels_section(std::string& html, const GradeResult& report) {
   html += "</section>\n";
 }
 
+// The profile pass's figures: per case a table of each metric, yours beside the reference's, and
+// the lab's hint where yours is far off; or the one line that says why it did not run.
+void profile_section(std::string& html, const GradeResult& report, const ReportView& view) {
+  if (!report.profile) return;
+  const ProfileReport& profile = *report.profile;
+  html += "<section>\n<h2>Profile (Nsight Compute)</h2>\n";
+  if (!profile.ran) {
+    html += "<p class=\"note\">" + h(profile.unavailable) + "</p>\n</section>\n";
+    return;
+  }
+  html += fmt::format("<p class=\"note\">Each timed call once under ncu{}, in {:.1f} s. Not scored.</p>\n",
+                      profile.with_reference ? ", yours and the reference's" : "", profile.seconds);
+  for (const ProfiledCase& profiled : profile.cases) {
+    html += fmt::format("<h3><span class=\"name\">{}</span></h3>\n<p class=\"note\">{}</p>\n", h(profiled.test),
+                        h(profiled_kernels(profiled, view)));
+    if (!profiled.problem.empty()) html += "<p>" + h(profiled.problem) + "</p>\n";
+    html += "<table class=\"tests\">\n<thead><tr><th>figure</th><th class=\"num\">yours</th>";
+    if (profile.with_reference) html += "<th class=\"num\">the reference's</th>";
+    html += "<th>note</th></tr></thead>\n<tbody>\n";
+    for (const ProfiledMetric& metric : profiled.metrics) {
+      const std::string note = !metric.hint.empty() ? metric.hint_because + ": " + metric.hint : metric.missing;
+      html += fmt::format("<tr><td>{}</td><td class=\"num\">{}</td>", h(metric.label),
+                          h(profile_value(metric.student, metric.unit)));
+      if (profile.with_reference) html += fmt::format("<td class=\"num\">{}</td>", h(profile_value(metric.reference, metric.unit)));
+      html += fmt::format("<td{}>{}</td></tr>\n", metric.hint.empty() ? "" : " class=\"partial\"", h(note));
+    }
+    html += "</tbody>\n</table>\n";
+  }
+  html += "</section>\n";
+}
+
 // A good build's warnings, folded away at the end.
 void compiler_warnings(std::string& html, const GradeResult& report) {
   if (!report.build.attempted || !report.build.succeeded || report.build.output.empty()) return;
@@ -269,6 +301,7 @@ std::string html_report(const GradeResult& report, const ReportView& view) {
   performance_section(html, report, view);
   failure_section(html, report, view);
   sanitizer_section(html, report, view);
+  profile_section(html, report, view);
   kernels_section(html, report);
   compiler_warnings(html, report);
   html += fmt::format("<footer>labgrade {} report{}</footer>\n</body>\n</html>\n", h(report.mode),

@@ -1,5 +1,7 @@
 #include "report/json_report.hpp"
 
+#include <cmath>
+
 #include "report/report_common.hpp"
 
 namespace labgrade {
@@ -11,6 +13,35 @@ nlohmann::json late_to_json(const GradeResult& report) {
   return {{"submitted_at", late.submitted_at}, {"due", late.due}, {"days_late", late.days_late},
           {"penalty_percent", late.penalty_percent}, {"penalty_points", late.penalty_points},
           {"points_before_penalty", late.points_before}};
+}
+
+nlohmann::json optional_figure(const std::optional<double>& value) {
+  return value && std::isfinite(*value) ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json kernels_to_json(const std::vector<ProfiledKernel>& kernels) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const ProfiledKernel& kernel : kernels) list.push_back({{"name", kernel.name}, {"launches", kernel.launches}});
+  return list;
+}
+
+nlohmann::json profile_to_json(const ProfileReport& profile) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const ProfiledCase& profiled : profile.cases) {
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const ProfiledMetric& metric : profiled.metrics) {
+      metrics.push_back({{"name", metric.name}, {"label", metric.label}, {"unit", metric.unit},
+                         {"student", optional_figure(metric.student)},
+                         {"reference", optional_figure(metric.reference)}, {"missing", metric.missing},
+                         {"hint", metric.hint}, {"hint_because", metric.hint_because}});
+    }
+    cases.push_back({{"test", profiled.test}, {"hidden", profiled.hidden},
+                     {"student_kernels", kernels_to_json(profiled.student_kernels)},
+                     {"reference_kernels", kernels_to_json(profiled.reference_kernels)},
+                     {"problem", profiled.problem}, {"metrics", metrics}});
+  }
+  return {{"ran", profile.ran}, {"unavailable", profile.unavailable}, {"ncu", profile.ncu},
+          {"with_reference", profile.with_reference}, {"seconds", profile.seconds}, {"cases", cases}};
 }
 
 }  // namespace
@@ -83,6 +114,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
                       {"gpu_sharing", report.gpu_sharing}}},
           {"tests", tests}};
   if (report.late) json["late"] = late_to_json(report);  // batch grades of a lab with a late policy
+  if (report.profile) json["profile"] = profile_to_json(*report.profile);  // --profile, or the lab's YAML
   return json;
 }
 

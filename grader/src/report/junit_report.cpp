@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/profile_text.hpp"
+
 namespace labgrade {
 namespace {
 
@@ -137,6 +139,11 @@ void append_case(std::string& xml, const Case& c) {
 
 std::string junit_report(const GradeResult& report, const ReportView& view) {
   std::vector<Case> cases = run_cases(report);
+  // The profile pass's figures (never scored: a passed case that carries them in its output).
+  if (const std::string profile = profile_text(report, view); !profile.empty()) {
+    cases.push_back({report.lab + ".labgrade", "profile", report.profile->seconds, Case::Outcome::Passed, "", "", "",
+                     profile});
+  }
   for (const auto& test : report.tests) cases.push_back(test_case(report, test, view));
   std::size_t failures = 0, errors = 0, skipped = 0;
   for (const auto& c : cases) {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "report/profile_text.hpp"
 #include "report/report_common.hpp"
 
 namespace labgrade {
@@ -175,6 +176,10 @@ void write_text_report(std::ostream& out, const GradeResult& report, const TextS
     out << indented(hide ? "details of hidden tests are not shown" : test.outcome.message);
   }
   write_sanitizer_section(out, report, style.show_hidden_details, style.color);
+  if (const std::string profile = profile_text(report, ReportView{style.show_hidden_details}); !profile.empty()) {
+    const auto heading_end = profile.find('\n');
+    out << "\n" << paint(profile.substr(0, heading_end), "1") << profile.substr(heading_end);
+  }
   if (!report.rule_violations.empty()) {
     out << "\n" << paint("Rules broken (the lab scores 0):", "1") << "\n";
     for (const auto& violation : report.rule_violations) out << indented(violation);

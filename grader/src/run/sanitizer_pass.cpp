@@ -5,8 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -15,19 +13,13 @@
 #include <fmt/ranges.h>
 
 #include "cudalabs/result_stream.hpp"
+#include "run/tool_run.hpp"
 
 namespace labgrade {
 namespace {
 
 constexpr double kTimeoutFactor = 20;
 constexpr double kMaxTimeoutSeconds = 600;
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A finding that did not complete says how its test ended.
 SanitizerFinding with_outcome(SanitizerFinding finding, const TestOutcome* outcome) {
@@ -43,13 +35,7 @@ SanitizerFinding with_outcome(SanitizerFinding finding, const TestOutcome* outco
 // <test>.log, then <test>~2.log ... for runners started after a crash), and its outcome.
 SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem::path& logs, const std::string& test,
                                  const TestOutcome* outcome) {
-  const std::string name = cudalabs::tool_log_name(test);
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(logs)) {
-    const std::string file = entry.path().filename().string();
-    if (file == name + ".log" || file.rfind(name + "~", 0) == 0) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
+  const std::vector<std::filesystem::path> files = tool_logs_of_test(logs, test, ".log");
   const bool ran = outcome && (outcome->status == TestStatus::Passed || outcome->status == TestStatus::Failed ||
                                outcome->status == TestStatus::Skipped);
   SanitizerFinding finding;
@@ -63,7 +49,7 @@ SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem:
     finding.completed = true;
     finding.clean = true;
     for (const auto& file : files) {
-      const SanitizerFinding part = parse_sanitizer_output(tool, read_file(file));
+      const SanitizerFinding part = parse_sanitizer_output(tool, read_whole_file(file));
       finding.completed = finding.completed && part.completed;
       finding.errors += part.errors;
       finding.excerpt += part.excerpt;
@@ -86,7 +72,7 @@ unsigned sanitizer_runs_at_once() {
     return static_cast<unsigned>(jobs);
   }
   const unsigned threads = std::thread::hardware_concurrency();
-  return std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns);
+  return std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns);
 }
 
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
@@ -125,7 +111,7 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     fs::remove_all(shard.logs);
     fs::create_directories(shard.logs);
     std::vector<std::string> launcher = sanitizer_launcher(sanitizer, tool);
-    HarnessInvocation invocation = normal;
+    HarnessInvocation invocation = with_tool_time(normal, kTimeoutFactor, 0, kMaxTimeoutSeconds);
     if (in_runners) {
       launcher.push_back("--log-file");
       launcher.push_back((shard.logs / (std::string(cudalabs::kCurrentTestPlaceholder) + ".log")).string());
@@ -133,11 +119,6 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     } else {
       invocation.launcher = launcher;
     }
-    invocation.test_timeout_seconds = std::min(normal.test_timeout_seconds * kTimeoutFactor,
-                                               std::max(normal.test_timeout_seconds, kMaxTimeoutSeconds));
-    // The CPU limit counts per process; keep it above the longer wall-clock limit.
-    const auto cpu_needed = static_cast<std::uint64_t>(std::ceil(invocation.test_timeout_seconds)) * 2;
-    if (invocation.limits.cpu_seconds) invocation.limits.cpu_seconds = std::max(invocation.limits.cpu_seconds, cpu_needed);
     const SuiteRun suite = run_tests(invocation, shard.tests);
     for (std::size_t i = 0; i < shard.tests.size(); ++i) {
       const TestOutcome* outcome = i < suite.outcomes.size() ? &suite.outcomes[i] : nullptr;

@@ -31,12 +31,15 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.working_dir = invocation.working_dir;
   spec.extra_env = invocation.env;
   // The harness then confines itself to its working directory, the GPU and its own memory
-  // (cudalabs/result_stream.hpp); not under a tool (a launcher, or one the judge puts before its
-  // student runner): compute-sanitizer's tooling works inside the process it watches.
+  // (cudalabs/result_stream.hpp); not under a tool (a launcher, or one the judge puts before a
+  // runner): compute-sanitizer's and ncu's tooling works inside the process it watches.
   const bool under_a_tool =
       !invocation.launcher.empty() ||
       std::any_of(invocation.env.begin(), invocation.env.end(),
-                  [](const auto& variable) { return variable.first == cudalabs::kStudentRunnerLauncherVariable; });
+                  [](const auto& variable) {
+                    return variable.first == cudalabs::kStudentRunnerLauncherVariable ||
+                           variable.first == cudalabs::kReferenceRunnerLauncherVariable;
+                  });
   if (!under_a_tool) spec.extra_env.emplace_back(cudalabs::kConfineVariable, "1");
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.max_output_bytes = invocation.max_output_bytes;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cudalabs/confinement.hpp"
+#include "run/ncu_tool.hpp"
 #include "score/scoring.hpp"
 #include "session/session_state.hpp"
 #include "session/stages.hpp"
@@ -51,6 +52,7 @@ constexpr Stage kSharedPart[] = {
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
     run_sanitizer,            // run/
+    run_profile,              // run/
     judge_self_check,         // score/
 };
 
@@ -123,6 +125,14 @@ SessionState open_session(const CoursePaths& paths, const RunRequest& request, b
                                  session.recipe.nvcc.empty() ? "nvcc" : session.recipe.nvcc));
   }
   GradeResult& result = session.result;
+  // A profile pass that cannot run (no ncu) is reported in one line and changes nothing else.
+  const config::ProfileSpec& profile = session.lab.profile;
+  if (request.profile || (graded ? profile.on_grade : profile.on_check)) {
+    std::string why_not;
+    session.ncu = find_ncu(session.recipe.nvcc, why_not);
+    result.profile.emplace().unavailable =
+        session.ncu.empty() ? "not run: " + why_not : "not run: the timed cases did not run (see the status)";
+  }
   result.mode = graded ? "grade" : "check";
   result.lab = session.lab.id;
   result.title = session.lab.title;

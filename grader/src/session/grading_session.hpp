@@ -29,6 +29,7 @@ struct RunRequest {
   std::filesystem::path work_dir;    // empty: a fresh directory under the system temp dir
   bool keep_work_dir = false;
   bool sanitize = false;  // also run the correctness tests under compute-sanitizer (see sanitizer_pass.hpp)
+  bool profile = false;   // also run the timed cases under Nsight Compute (see profile_pass.hpp)
 };
 
 // Both throw cudalabs::config::ConfigError for invalid YAML, UsageError for a bad request and

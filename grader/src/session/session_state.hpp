@@ -35,6 +35,7 @@ struct SessionState {
   std::string harness;               // the suite binary that holds the tests to run
   std::filesystem::path submission;  // what is graded: the request's, or labs/<lab>
   std::filesystem::path sanitizer;   // compute-sanitizer; empty: no sanitizer pass
+  std::filesystem::path ncu;         // Nsight Compute; empty: no profile pass (result.profile says why)
   std::filesystem::path source_dir, binary_dir, run_dir;  // inside the work directory
   SessionClock::time_point start;
 

@@ -16,6 +16,7 @@
 #include "checks/symbol_scan.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
 #include "run/device_check.hpp"
+#include "run/profile_pass.hpp"
 #include "run/sanitizer_pass.hpp"
 #include "run/trusted_events.hpp"
 #include "sandbox/containment_rules.hpp"
@@ -339,6 +340,20 @@ std::optional<Stop> run_sanitizer(SessionState& session) {
                                               session.graded ? StudentCode::in_runners : StudentCode::in_the_harness),
                            session.lab.sanitizer.required);
   session.result.test_seconds += seconds_since(started);
+  return std::nullopt;
+}
+
+std::optional<Stop> run_profile(SessionState& session) {
+  if (session.ncu.empty()) return std::nullopt;  // not asked for, or result.profile says why not
+  // Only the cases that were measured: one not measured did not compute the right answer (or was
+  // never written), and its kernels' figures would say nothing.
+  ProfilePassRequest request{session.ncu, session.lab.profile, {}, {}, session.graded};
+  for (const ScoredTest& test : session.result.tests) {
+    if (!test.performance) continue;
+    request.tests.push_back(test.name);
+    if (test.visibility == config::Visibility::Hidden) request.hidden.insert(test.name);
+  }
+  session.result.profile = run_profile_pass(session.invocation, request);
   return std::nullopt;
 }
 

@@ -28,6 +28,8 @@ std::optional<Stop> run_correctness_tests(SessionState& session);
 std::optional<Stop> run_alone_and_score(SessionState& session);
 // With --sanitize or a lab that requires it: the correctness tests again under compute-sanitizer.
 std::optional<Stop> run_sanitizer(SessionState& session);
+// With --profile or a lab that asks: the timed cases' calls again, under Nsight Compute.
+std::optional<Stop> run_profile(SessionState& session);
 // A self-check with a test that did not pass ends as TestsFailed.
 std::optional<Stop> judge_self_check(SessionState& session);
 

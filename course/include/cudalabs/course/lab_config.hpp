@@ -12,6 +12,7 @@
 #include "cudalabs/course/course_config.hpp"
 #include "cudalabs/course/diagnostics.hpp"
 #include "cudalabs/course/performance.hpp"
+#include "cudalabs/course/profile_spec.hpp"
 
 namespace cudalabs::config {
 
@@ -109,6 +110,7 @@ struct LabConfig {
   ForbidRules allow;         // `allow:`, course-wide rules this lab lifts (exact patterns)
   SanitizerPolicy sanitizer;  // `sanitizer:`; optional
   std::vector<KernelRequirement> kernels;  // `kernels:`; optional
+  ProfileSpec profile;                     // `profile:`; optional (profile_spec.hpp)
   std::vector<ReferenceTarget> reference_targets;  // `reference_targets:`; optional
   std::optional<LatePolicy> late;  // `late:`; optional
   ServicePolicy service;           // `service:`; optional (everything allowed)

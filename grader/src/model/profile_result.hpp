@@ -27,7 +27,7 @@ struct ProfiledKernel {
 };
 
 struct ProfiledCase {
-  std::string test;  // "Performance.conflict_free_8192" or "Preview.transpose_conflict_free"
+  std::string test;  // "Performance.<case>" or "Preview.<name>"
   bool hidden = false;  // the case's visibility: a student's view shows no reference kernel names
   std::vector<ProfiledKernel> student_kernels;
   std::vector<ProfiledKernel> reference_kernels;  // empty in a self-check

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -32,6 +33,8 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
+using cudalabs::bench::gbs;
 using namespace cudalabs::timing;
 
 constexpr int kSide = 8192;
@@ -87,12 +90,6 @@ Launch memcpy_of(Images& m, std::size_t bytes_moved) {
     CUDALABS_CHECK(cudaMemcpyAsync(m.scratch.data(), m.rgb.data(), bytes_moved / 2, cudaMemcpyDeviceToDevice, stream));
   };
 }
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
-
-double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 
 // One reference kernel against the memcpy of the same bytes; returns the fraction of the memcpy.
 double against_memcpy(const char* name, const Launch& reference, const Launch& baseline, double bytes,

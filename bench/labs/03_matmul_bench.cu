@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -31,6 +32,7 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
 using namespace cudalabs::timing;
 
 constexpr double kTargetFractionOfCublas = 0.80;
@@ -79,10 +81,6 @@ struct Problem {
         c(static_cast<std::size_t>(s) * s) {}
   double flops() const { return 2.0 * size * size * static_cast<double>(size); }
 };
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
 
 // Interleaved measurement of `first` against `second`; prints both and the ratio.
 json compare(const char* what, const char* first_name, const Launch& first, const char* second_name,

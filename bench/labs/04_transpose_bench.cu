@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -35,6 +36,8 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
+using cudalabs::bench::gbs;
 using namespace cudalabs::timing;
 
 constexpr double kTargetFractionOfCopy = 0.85;
@@ -142,12 +145,6 @@ bool verify_steps() {
   }
   return ok;
 }
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
-
-double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 
 // Every step of one shape against the memcpy; returns whether conflict_free met the target.
 bool measure_shape(Shape shape, double copy_kernel_gbs, const SamplingPolicy& policy, json& out) {

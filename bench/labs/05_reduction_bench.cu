@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -35,6 +36,7 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
 using namespace cudalabs::timing;
 
 constexpr std::size_t kN = std::size_t{1} << 26;
@@ -118,10 +120,6 @@ void plain_reduce(const T* in, std::size_t n, T* result, T* scratch, unsigned bl
 }
 
 // --- measurement -----------------------------------------------------------------------------
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
 
 struct Row {
   std::string op;

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
@@ -39,6 +40,7 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
 using namespace cudalabs::timing;
 
 constexpr std::size_t kN = std::size_t{1} << 26;
@@ -210,10 +212,6 @@ void reduce_then_scan(const int* in, int* out, std::size_t n, int* sums, cudaStr
 }
 
 // --- measurement -----------------------------------------------------------------------------
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
 
 std::size_t first_difference(const std::vector<int>& a, const std::vector<int>& b, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "convolution.cuh"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
@@ -39,6 +40,8 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
+using cudalabs::bench::gbs;
 using namespace cudalabs::timing;
 
 constexpr double kTargetFractionOfCopy = 0.70;
@@ -262,12 +265,6 @@ bool verify_variants(const Filters& f) {
 }
 
 // --- Measurements ---------------------------------------------------------------------------------------
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
-
-double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
 
 // Input, output and a memcpy destination of n floats.
 struct Buffers {

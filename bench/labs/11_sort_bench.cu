@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_command_line.hpp"
+#include "bench_figures.hpp"
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/device_compare.hpp"
@@ -35,15 +36,12 @@ namespace {
 
 using cudalabs::DeviceBuffer;
 using nlohmann::json;
+using cudalabs::bench::summary_json;
 using namespace cudalabs::timing;
 
 constexpr std::size_t kN = std::size_t{1} << 26;
 constexpr unsigned kSegment = 2048;
 constexpr double kTargetThroughputVsCub = 0.40;
-
-json summary_json(const SampleSummary& s) {
-  return {{"median", s.median}, {"ci_low", s.ci.low}, {"ci_high", s.ci.high}, {"samples", s.samples}};
-}
 
 // Random 32-bit words: 4 random bytes each.
 void random_words(std::uint32_t* out, std::size_t n, std::uint64_t seed) {

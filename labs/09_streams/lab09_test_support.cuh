@@ -22,6 +22,7 @@
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/generators.hpp"
 #include "cudalabs/lab_checks.hpp"
+#include "cudalabs/pipeline_stage.hpp"
 #include "cudalabs/timing/stream_fan.hpp"
 
 namespace lab09 {
@@ -124,6 +125,31 @@ class CopiesBothWays {
   cudaStream_t side_;
   cudalabs::timing::StreamFan fan_;
 };
+
+// A transform's signature (student:: or solution::, streams.cuh).
+using TransformFn = cudaError_t (*)(const float* in, float* out, std::size_t n, int rounds, cudaStream_t stream);
+
+// The stages of a pipeline over these arrays, each alone over the whole array: one copy in,
+// `transform` (the reference's in a grade, the student's own in the preview), one copy out, and
+// both copies at once (`both`, made on one of the pipeline's streams; the stages run before the
+// timed calls, so that stream is free). The arrays, `transform` and `both` must outlive the stages.
+inline std::vector<cudalabs::PipelineStage> pipeline_stages(float* dev_in, const float* host_in, float* host_out,
+                                                            float* dev_out, std::size_t n, int rounds,
+                                                            TransformFn transform, CopiesBothWays& both) {
+  const std::size_t bytes = n * sizeof(float);
+  return {
+      {"copy in",
+       [=](cudaStream_t stream) {
+         CUDALABS_CHECK(cudaMemcpyAsync(dev_in, host_in, bytes, cudaMemcpyHostToDevice, stream));
+       }},
+      {"transform", [=](cudaStream_t stream) { CUDALABS_CHECK(transform(dev_in, dev_out, n, rounds, stream)); }},
+      {"copy out",
+       [=](cudaStream_t stream) {
+         CUDALABS_CHECK(cudaMemcpyAsync(host_out, dev_out, bytes, cudaMemcpyDeviceToHost, stream));
+       }},
+      {"both copies at once", [&both](cudaStream_t stream) { both.queue(stream); }},
+  };
+}
 
 // --- Guarded pinned host arrays ------------------------------------------------------------------
 

@@ -92,23 +92,8 @@ TEST_F(Performance, pipelined_2to25_4streams) {
   // copy out of "both copies at once".
   lab09::CopiesBothWays both_copies(arrays.dev_in.data(), arrays.host_in.data(), arrays.host_out.data(),
                                           arrays.dev_out.data(), arrays.bytes, streams[1]);
-  work.stages = {
-      {"copy in",
-       [&](cudaStream_t stream) {
-         CUDALABS_CHECK(cudaMemcpyAsync(arrays.dev_in.data(), arrays.host_in.data(), arrays.bytes,
-                                        cudaMemcpyHostToDevice, stream));
-       }},
-      {"transform",
-       [&](cudaStream_t stream) {
-         CUDALABS_CHECK(solution::transform(arrays.dev_in.data(), arrays.dev_out.data(), arrays.n, rounds, stream));
-       }},
-      {"copy out",
-       [&](cudaStream_t stream) {
-         CUDALABS_CHECK(cudaMemcpyAsync(arrays.host_out.data(), arrays.dev_out.data(), arrays.bytes,
-                                        cudaMemcpyDeviceToHost, stream));
-       }},
-      {"both copies at once", [&](cudaStream_t stream) { both_copies.queue(stream); }},
-  };
+  work.stages = lab09::pipeline_stages(arrays.dev_in.data(), arrays.host_in.data(), arrays.host_out.data(),
+                                        arrays.dev_out.data(), arrays.n, rounds, &solution::transform, both_copies);
   cudalabs::run_performance_case("pipelined_2to25_4streams", work);
 }
 

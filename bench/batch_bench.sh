@@ -9,7 +9,9 @@
 # differ between the two (there should be none; timed points may differ within their
 # measurement's interval).
 #
-#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [N]   (default N: 50)
+# With --sanitize, both sides grade with the sanitizer pass (labgrade batch/grade --sanitize).
+#
+#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +19,7 @@ build_dir="$root/build-gpu"
 out_dir=""
 jobs=()
 sequential=1
+sanitize=()
 count=50
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
     --out) out_dir=$2; shift 2 ;;
     --jobs) jobs=(--jobs "$2"); shift 2 ;;
     --no-sequential) sequential=0; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --sanitize) sanitize=(--sanitize); shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     -*) echo "batch_bench.sh: unknown option $1" >&2; exit 2 ;;
     *) count=$1; shift ;;
   esac
@@ -54,7 +58,7 @@ now() { date +%s%N; }
 seconds_since() { awk -v start="$1" -v end="$(now)" 'BEGIN { printf "%.1f", (end - start) / 1e9 }'; }
 start=$(now)
 # Each log line stamped with the seconds since the start, to show when the GPU-alone parts began.
-{ "$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" 2>&1 ||
+{ "$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" "${sanitize[@]}" 2>&1 ||
     echo "labgrade batch exited with code $?"; } |
   while IFS= read -r line; do
     printf '%7.1f %s\n' "$(awk -v start="$start" -v end="$(now)" 'BEGIN { print (end - start) / 1e9 }')" "$line"
@@ -67,7 +71,7 @@ if [ "$sequential" = 1 ]; then
   start=$(now)
   for dir in "$out_dir"/class/*/; do
     student=$(basename "$dir")
-    "$labgrade" grade 01_vector_add --submission "$dir" --json "$out_dir/sequential/$student.json" \
+    "$labgrade" grade 01_vector_add --submission "$dir" "${sanitize[@]}" --json "$out_dir/sequential/$student.json" \
       >"$out_dir/sequential/$student.log" 2>&1 || true
   done
   sequential_seconds=$(seconds_since "$start")

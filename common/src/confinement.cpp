@@ -3,6 +3,7 @@
 #include <string>
 
 #include "filesystem_sandbox.hpp"
+#include "procfs_broker.hpp"
 #include "process_filter.hpp"
 
 namespace cudalabs {
@@ -16,6 +17,8 @@ std::vector<Protection> test_process_protections() {
     if (abi == 0) return std::string("this kernel offers no Landlock (Linux >= 5.13 with lsm=landlock)");
     return "needs Landlock ABI " + std::to_string(needed) + ", this kernel has " + std::to_string(abi);
   };
+  const char* no_broker = procfs_broker_unavailable();
+  const bool memory_files_writable = procfs_memory_writable(default_procfs_writes());
   return {
       {"verdict out of student code's reach: the hidden suite, reference, expected outputs, clock and result "
        "channel live in a judge process that never maps student code; each call runs in a confined runner",
@@ -30,6 +33,16 @@ std::vector<Protection> test_process_protections() {
       {"no TCP bind or connect", "Landlock", abi >= 4, landlock(4)},
       {"ioctl only on device files", "Landlock", abi >= 5, landlock(5)},
       {"no signals or abstract UNIX sockets outside the test process", "Landlock", abi >= 6, landlock(6)},
+      // Without the broker a runner falls back to CUDALABS_PROCFS_WRITES (by default its whole
+      // /proc/<pid> tree writable, since the CUDA driver names the threads it starts there).
+      {"a runner cannot write its own memory files (/proc/self/mem, /proc/self/task/*/mem); the judge opens the "
+       "names of the threads CUDA starts for it",
+       "/proc comm broker: Landlock + seccomp user notification",
+       no_broker == nullptr || (abi >= 1 && !memory_files_writable),
+       no_broker == nullptr ? ""
+       : abi >= 1 && !memory_files_writable
+           ? std::string(no_broker) + "; runners get no /proc write at all instead (CUDALABS_PROCFS_WRITES)"
+           : std::string(no_broker) + "; runners can write their own /proc/<pid> tree"},
       {"host memory per test process (course.yaml host_memory_gib)", "RLIMIT_DATA", true, ""},
       {"student library exports only the lab's API (student::*)", "linker version script", true, ""},
       {"test program's relocations read-only before student code runs", "full RELRO, bind now", true, ""},

@@ -123,21 +123,27 @@ constexpr PathRule kPathRules[] = {
 //   - hence three policies (ProcfsWrites): none; the thread names of the threads alive when
 //     confined (normally the main thread alone); or the whole /proc/<pid> tree (mem writable).
 //     kNone and kThreadNames never make a mem file writable, whatever the thread.
-// If the driver needs its new threads' names, the way out is outside this process: labgrade (or
-// the judge) opens /proc/<pid>/task/<tid>/comm on the test process's behalf when a seccomp user
-// notification asks for exactly that path, and hands over the descriptor (SECCOMP_IOCTL_NOTIF_
-// ADDFD), with nothing under /proc writable here; the probe tries that design too. On a kernel
-// >= 6.12 booted with proc_mem.force_override=never, writes through any mem file no longer get
-// FOLL_FORCE, which closes the read-only-page patching whatever the policy.
+// The driver does need its new threads' names (measured on the H100 with the probe: without a
+// /proc write, cuInit fails at the first new thread's comm), so the way out is outside this
+// process: the /proc comm broker (procfs_broker.hpp). A grade's runner is confined with kNone
+// (no mem file writable, whatever path reaches it) plus a seccomp filter that sends every open for
+// writing to the judge as a user notification; the judge opens /proc/<pid>/task/<tid>/comm itself
+// for exactly a thread name of that runner and injects the descriptor (SECCOMP_IOCTL_NOTIF_ADDFD),
+// and lets every other call go on, decided by this Landlock domain. confine_runner_process()
+// (confine_process.cpp) does this wherever the kernel offers the pieces (Linux >= 5.14, Landlock,
+// seccomp user notification); -DCUDALABS_PROCFS_BROKER=0 turns it off. On a kernel >= 6.12 booted
+// with proc_mem.force_override=never, writes through any mem file no longer get FOLL_FORCE, which
+// closes the read-only-page patching whatever the policy.
 //
-// The default of this build stays kWholeProcess until the probe has shown, on the GPU machine,
-// that CUDA runs under kNone or kThreadNames. What is known says it does not: the bisection
-// measured that CUDA does not initialise without a write under /proc/self (kNone), and the
-// reports name a thread started after confinement (kThreadNames cannot reach it). A narrower
-// default would then fail every GPU test (cudaErrorOperatingSystem) instead of refusing a cheat.
+// The policy below is what every other confined process gets: the self-check harness, labgrade's
+// device check (which have no judge to broker for them), and a runner where the broker is
+// unavailable. It stays kWholeProcess, since what is known says CUDA does not run under the other
+// two: the bisection measured that CUDA does not initialise without a write under /proc/self
+// (kNone), and the driver names threads started after confinement (kThreadNames cannot reach
+// them). A narrower default would then fail every GPU test there (cudaErrorOperatingSystem).
 // Choose another with -DCUDALABS_PROCFS_WRITES=kNone (or kThreadNames); the test
 // ProcfsSandbox.TestProcessAsBuiltCannotWriteItsMemory (common/tests) then runs instead of
-// skipping.
+// skipping, and the ProcfsBrokerTest tests cover the brokered runner.
 #ifndef CUDALABS_PROCFS_WRITES
 #define CUDALABS_PROCFS_WRITES kWholeProcess
 #endif

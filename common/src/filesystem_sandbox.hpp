@@ -43,7 +43,8 @@ enum class ProcfsWrites {
 int landlock_abi_version() noexcept;
 
 // The policy confine_filesystem(scratch) uses in this build (compile with
-// -DCUDALABS_PROCFS_WRITES=kNone, kThreadNames or kWholeProcess to choose another).
+// -DCUDALABS_PROCFS_WRITES=kNone, kThreadNames or kWholeProcess to choose another). A grade's
+// runner with the /proc comm broker uses kNone instead (procfs_broker.hpp).
 ProcfsWrites default_procfs_writes() noexcept;
 
 // Whether a process confined under `policy` can open /proc/self/mem (or a thread's mem) for writing.

@@ -6,8 +6,11 @@
 // Which files CUDA itself writes there is measured on the GPU machine by
 // bench/probes/proc_write_probe.cpp.
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -23,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include "../src/filesystem_sandbox.hpp"
+#include "../src/procfs_broker.hpp"
 #include "../src/process_filter.hpp"
 #include "cudalabs/confine_process.hpp"
 
@@ -117,13 +122,17 @@ class ParkedThread {
   std::thread thread_;
 };
 
-enum class Confinement { AsBuilt, None, ThreadNames, WholeProcess };
+// Brokered: a grade runner's confinement (confine_runner_process: Landlock with nothing under /proc
+// writable, and the /proc comm broker's filter), its listener served by this test's process as the
+// judge serves a runner's (cudalabs::ProcfsBroker).
+enum class Confinement { AsBuilt, None, ThreadNames, WholeProcess, Brokered };
 
 ProcfsWrites policy_of(Confinement how) {
   switch (how) {
     case Confinement::None: return ProcfsWrites::kNone;
     case Confinement::ThreadNames: return ProcfsWrites::kThreadNames;
     case Confinement::WholeProcess: return ProcfsWrites::kWholeProcess;
+    case Confinement::Brokered: return ProcfsWrites::kNone;
     case Confinement::AsBuilt: break;
   }
   return cudalabs::default_procfs_writes();
@@ -152,18 +161,34 @@ class ProcfsSandbox : public ::testing::Test {
 
   // Runs `body(findings, early_thread)` in a child: one thread started before confinement, then
   // confined as `how`. Returns what the child found wrong ("" when all held).
+  // Brokered: the child hands its listener over as a runner does, and `broker` serves it.
   template <class Body>
-  std::string in_confined_child(Confinement how, Body body) const {
+  std::string in_confined_child(Confinement how, Body body, cudalabs::ProcfsBroker* broker = nullptr) const {
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0) return "pipe failed";
+    int judge[2] = {-1, -1};
+    if (how == Confinement::Brokered && ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, judge) != 0) {
+      return "socketpair failed";
+    }
     const pid_t child = ::fork();
     if (child == 0) {
       ::close(pipe_fds[0]);
       Findings findings;
       {
         ParkedThread early;  // alive when confined, as a thread CUDA started beforehand would be
+        int listener = -1;
         if (::chdir(scratch_.c_str()) != 0) {
           findings.expect(false, "chdir to the scratch directory failed");
+        } else if (how == Confinement::Brokered) {
+          const char* refused = cudalabs::confine_runner_process(&listener);
+          findings.expect(refused == nullptr, std::string("confine_runner_process: ") + (refused ? refused : ""));
+          findings.expect(listener >= 0, "confine_runner_process gave no listener");
+          const char hello = 'L';
+          const bool sent = cudalabs::send_with_descriptor(judge[1], &hello, 1, listener);
+          findings.expect(sent, "could not hand the listener over");
+          if (listener >= 0) ::close(listener);
+          ::close(judge[1]);
+          if (refused == nullptr && listener >= 0 && sent) body(findings, early);
         } else if (!confine(how)) {
           findings.expect(false, "the kernel refused the confinement");
         } else {
@@ -180,11 +205,25 @@ class ProcfsSandbox : public ::testing::Test {
     }
     ::close(pipe_fds[1]);
     std::string text;
+    cudalabs::ProcfsBroker own_broker;
+    if (how == Confinement::Brokered) {
+      ::close(judge[1]);
+      char hello = 0;
+      int listener = -1;
+      const long got = cudalabs::receive_with_descriptor(judge[0], &hello, 1, &listener);
+      ::close(judge[0]);
+      if (got == 1 && listener >= 0) {
+        if (!(broker ? broker : &own_broker)->start(listener, child)) text += "the broker did not start\n";
+      } else if (listener >= 0) {
+        ::close(listener);
+      }
+    }
     char buffer[512];
     for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
     ::close(pipe_fds[0]);
     int status = 0;
     ::waitpid(child, &status, 0);
+    if (broker) broker->stop();
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) text += "the child did not exit normally\n";
     return text;
   }
@@ -406,6 +445,284 @@ TEST(ProcfsSandboxControl, UnconfinedProcessCanPatchAReadOnlyPageThroughMem) {
   ASSERT_TRUE(WIFEXITED(status));
   if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "this kernel refuses forced writes through mem (proc_mem.force_override)";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "2: /proc/self/mem not openable; 1: the write did not land";
+}
+
+
+// ---- the /proc comm broker (grade runners; common/src/procfs_broker.hpp) ------------------------
+
+std::string read_name(const std::string& comm) {
+  const int fd = ::open(comm.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "(unreadable: " + errno_name(errno) + ")";
+  char name[64] = {};
+  const ssize_t n = ::read(fd, name, sizeof name - 1);
+  ::close(fd);
+  std::string text(name, n > 0 ? static_cast<std::size_t>(n) : 0);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// What the descriptor `fd` of this process is open on.
+std::string target_of(int fd) {
+  char target[256] = {};
+  const ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "?";
+}
+
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+class ProcfsBrokerTest : public ProcfsSandbox {
+ protected:
+  void SetUp() override {
+    ProcfsSandbox::SetUp();
+    if (IsSkipped()) return;
+    if (const char* why = cudalabs::procfs_broker_unavailable()) GTEST_SKIP() << "no /proc comm broker here: " << why;
+  }
+};
+
+TEST(ProcfsBrokerRule, OpensOnlyTheNamesOfTheRunnersThreads) {
+  using cudalabs::thread_named_by;
+  const pid_t tgid = 4242, caller = 4250;
+  EXPECT_EQ(thread_named_by("/proc/self/task/4250/comm", tgid, caller), 4250);
+  EXPECT_EQ(thread_named_by("/proc/self/task/77/comm", tgid, caller), 77);  // whose: decided when opened
+  EXPECT_EQ(thread_named_by("/proc/4242/task/4251/comm", tgid, caller), 4251);
+  EXPECT_EQ(thread_named_by("/proc/thread-self/comm", tgid, caller), caller);
+  EXPECT_EQ(thread_named_by("/proc/self/comm", tgid, caller), tgid);
+  EXPECT_EQ(thread_named_by("/proc/4242/comm", tgid, caller), tgid);
+  for (const char* other :
+       {"/proc/self/mem", "/proc/self/task/4250/mem", "/proc/thread-self/mem", "/proc/4242/mem", "/proc/4243/comm",
+        "/proc/4243/task/4243/comm", "/proc/self/task/4250/comm/", "/proc/self/task/4250/../4250/mem",
+        "/proc/self/task/4250/./comm", "/proc/self//task/4250/comm", "//proc/self/comm", "/proc/self/task/04250/comm",
+        "/proc/self/task/+4250/comm", "/proc/self/task//comm", "/proc/self/task/4250/commx", "/proc/self/task/4250",
+        "/proc/self/task/99999999999/comm", "/proc/self/task/0/comm", "proc/self/comm", "comm", "/proc/04242/comm",
+        "/proc/thread-self/comm/../mem", "/proc/self/attr/current", "/tmp/comm", ""}) {
+    EXPECT_EQ(thread_named_by(other, tgid, caller), 0) << other;
+  }
+}
+
+// (a) A brokered runner names the threads it starts after confinement, as the CUDA driver does.
+TEST_F(ProcfsBrokerTest, RunnerNamesThreadsStartedAfterConfinement) {
+  cudalabs::ProcfsBroker broker;
+  EXPECT_EQ(in_confined_child(
+                Confinement::Brokered,
+                [](Findings& findings, ParkedThread& early) {
+                  ParkedThread late;
+                  const std::string pid = std::to_string(::getpid());
+                  const std::string late_comm = "/proc/self/task/" + std::to_string(late.tid()) + "/comm";
+                  // glibc: open("/proc/self/task/<tid>/comm", O_RDWR), then write
+                  findings.expect(::pthread_setname_np(late.handle(), "late-named") == 0,
+                                  "pthread_setname_np of a thread started after confinement failed");
+                  findings.expect(read_name(late_comm) == "late-named", late_comm + " reads " + read_name(late_comm));
+                  // the driver: fopen(..., "w") = O_WRONLY | O_CREAT | O_TRUNC
+                  if (FILE* file = std::fopen(late_comm.c_str(), "w")) {
+                    std::fputs("driver-named", file);
+                    findings.expect(std::fclose(file) == 0, "writing " + late_comm + " through fopen failed");
+                    findings.expect(read_name(late_comm) == "driver-named", late_comm + " reads " + read_name(late_comm));
+                  } else {
+                    findings.expect(false, "fopen " + late_comm + " \"w\": " + errno_name(errno));
+                  }
+                  const std::string by_number = "/proc/" + pid + "/task/" + std::to_string(late.tid()) + "/comm";
+                  findings.expect(rename_through(by_number).empty(), by_number + ": " + rename_through(by_number));
+                  findings.expect(::pthread_setname_np(early.handle(), "early-named") == 0,
+                                  "pthread_setname_np of a thread alive when confined failed");
+                  for (const char* own : {"/proc/thread-self/comm", "/proc/self/comm"}) {
+                    findings.expect(rename_through(own).empty(), std::string(own) + ": " + rename_through(own));
+                  }
+                  findings.expect(read_name("/proc/self/comm") == "probe", "/proc/self/comm reads " + read_name("/proc/self/comm"));
+                  // A descriptor the broker opened is a comm file, nothing more: reopened through
+                  // /proc/self/fd for reading and writing, Landlock decides (refused).
+                  const int named = ::open(late_comm.c_str(), O_WRONLY | O_CLOEXEC);
+                  findings.expect(named >= 0 && ends_with(target_of(named), "/comm"), "the broker's descriptor is not a comm file");
+                  if (named >= 0) {
+                    expect_refused(findings, "/proc/self/fd/" + std::to_string(named), O_RDWR);
+                    ::close(named);
+                  }
+                  // A name of no thread of this process.
+                  const int none = ::open("/proc/self/task/1/comm", O_WRONLY | O_CLOEXEC);
+                  findings.expect(none < 0 && errno == ENOENT, "/proc/self/task/1/comm: expected ENOENT");
+                  if (none >= 0) ::close(none);
+                  check_reads_still_work(findings, early);  // (c)
+                },
+                &broker),
+            "");
+  EXPECT_GE(broker.granted(), 6u) << "the judge's side opened fewer thread names than asked";
+}
+
+// (b) Whatever path reaches a memory file, a brokered runner cannot open one for writing.
+TEST_F(ProcfsBrokerTest, RunnerCannotOpenAnyMemFileForWriting) {
+  EXPECT_EQ(in_confined_child(Confinement::Brokered,
+                              [](Findings& findings, ParkedThread& early) {
+                                check_memory_files_refused(findings, early);
+                                check_other_proc_files_refused(findings);
+                                ParkedThread late;
+                                const std::string task = "/proc/self/task/" + std::to_string(late.tid());
+                                for (const std::string& trick :
+                                     {task + "/../" + std::to_string(late.tid()) + "/mem", task + "/./mem",
+                                      std::string("//proc/self/mem"), std::string("/proc/self/./mem"),
+                                      std::string("/proc/thread-self/../../mem"),
+                                      "/proc/self/task/" + std::to_string(::getpid()) + "/mem"}) {
+                                  expect_refused(findings, trick, O_RDWR);
+                                  expect_refused(findings, trick, O_WRONLY | O_CREAT | O_TRUNC);
+                                }
+                                // Relative forms are not brokered: Landlock decides, comm included.
+                                const int dir = ::open(task.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+                                findings.expect(dir >= 0, task + " cannot be opened (O_PATH)");
+                                for (const char* name : {"mem", "comm"}) {
+                                  const int fd = ::openat(dir, name, O_RDWR | O_CLOEXEC);
+                                  findings.expect(fd < 0 && errno == EACCES,
+                                                  std::string("openat(") + task + ", " + name + ") was not refused");
+                                  if (fd >= 0) ::close(fd);
+                                }
+                                if (dir >= 0) ::close(dir);
+                                // creat(2) and openat2(2) (ENOSYS: the C library falls back).
+                                const long created = ::syscall(SYS_creat, "/proc/self/mem", 0600);
+                                findings.expect(created < 0 && errno == EACCES, "creat(/proc/self/mem) was not refused");
+                                if (created >= 0) ::close(static_cast<int>(created));
+                                struct {
+                                  std::uint64_t flags, mode, resolve;
+                                } how{O_RDWR, 0, 0};
+                                const long opened2 = ::syscall(437, AT_FDCWD, "/proc/self/mem", &how, sizeof how);
+                                findings.expect(opened2 < 0 && errno == ENOSYS, "openat2 did not answer ENOSYS");
+                                if (opened2 >= 0) ::close(static_cast<int>(opened2));
+                                // Writing beneath the scratch directory still works (let through).
+                                const int scratch = ::open("written", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                                findings.expect(scratch >= 0 && ::write(scratch, "x", 1) == 1, "the scratch directory is not writable");
+                                if (scratch >= 0) ::close(scratch);
+                                const int outside = ::open("/tmp/cudalabs_broker_outside", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+                                findings.expect(outside < 0 && errno == EACCES, "a file outside the scratch directory was created");
+                                if (outside >= 0) ::close(outside);
+                              }),
+            "");
+}
+
+// (b) A path flipped between a thread name and a memory file while the broker reads it: the broker
+// either opens the name itself or lets Landlock decide, so no open ever returns a mem descriptor.
+TEST_F(ProcfsBrokerTest, PathSwappedWhileCheckedNeverOpensAMemFile) {
+  EXPECT_EQ(in_confined_child(
+                Confinement::Brokered,
+                [](Findings& findings, ParkedThread&) {
+                  ParkedThread late;
+                  const ReadOnlyPage page;
+                  for (const std::string& prefix :
+                       {"/proc/self/task/" + std::to_string(late.tid()) + "/", std::string("/proc/thread-self/")}) {
+                    // The last component, "comm" <-> "mem\0", flipped whole by one aligned 4-byte store.
+                    alignas(8) char buffer[128] = {};
+                    char* const path = buffer + (4 - prefix.size() % 4) % 4;
+                    std::snprintf(path, 96, "%scomm", prefix.c_str());
+                    auto* const name = reinterpret_cast<std::uint32_t*>(path + prefix.size());
+                    std::uint32_t comm_word = 0, mem_word = 0;
+                    std::memcpy(&comm_word, "comm", 4);
+                    std::memcpy(&mem_word, "mem", 4);
+                    std::atomic<bool> stop{false};
+                    std::thread flipper([&] {
+                      for (bool mem = false; !stop.load(std::memory_order_relaxed); mem = !mem) {
+                        __atomic_store_n(name, mem ? mem_word : comm_word, __ATOMIC_RELAXED);
+                      }
+                    });
+                    int names = 0, refused = 0, tries = 0;
+                    for (; tries < 20000 && (tries < 2000 || names == 0 || refused == 0); ++tries) {
+                      const int fd = ::open(path, O_RDWR | O_CLOEXEC);
+                      if (fd < 0) {
+                        findings.expect(errno == EACCES, prefix + ": " + errno_name(errno) + ", expected EACCES");
+                        ++refused;
+                        continue;
+                      }
+                      const std::string target = target_of(fd);
+                      if (ends_with(target, "/comm")) {
+                        ++names;
+                      } else {
+                        findings.expect(false, prefix + ": a swapped path opened " + target + " for writing");
+                        findings.expect(page.patch_through(fd) != "", "and patched a read-only page through it");
+                      }
+                      ::close(fd);
+                    }
+                    stop.store(true);
+                    flipper.join();
+                    findings.expect(names > 0 && refused > 0, prefix + ": the race never went both ways (" +
+                                                                  std::to_string(names) + " names, " +
+                                                                  std::to_string(refused) + " refusals in " +
+                                                                  std::to_string(tries) + " tries)");
+                  }
+                  findings.expect(page.intact(), "the read-only page was changed");
+                }),
+            "");
+}
+
+// (c) Read-only opens never wait for the judge: the filter notifies only opens that write,
+// create or truncate. Here nobody serves the listener until the child has read.
+TEST_F(ProcfsBrokerTest, OnlyOpensForWritingReachTheJudge) {
+  int sockets[2], go[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets), 0);
+  ASSERT_EQ(::pipe(go), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int listener = cudalabs::install_procfs_broker_filter();
+    const char hello = 'L';
+    if (listener < 0 || !cudalabs::send_with_descriptor(sockets[1], &hello, 1, listener)) ::_exit(2);
+    ::close(listener);
+    for (const char* path : {"/proc/self/maps", "/proc/self/status", "/proc/self/mem", "/proc/self/comm", "/etc/passwd"}) {
+      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) ::_exit(3);
+      ::close(fd);
+    }
+    const int path_only = ::open("/proc/self/mem", O_PATH | O_CLOEXEC);
+    const int dir = ::openat(AT_FDCWD, "/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (path_only < 0 || dir < 0) ::_exit(4);
+    char byte = 0;
+    if (::write(sockets[1], "r", 1) != 1 || ::read(go[0], &byte, 1) != 1) ::_exit(5);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);  // waits for the judge's answer
+    ::_exit(null >= 0 ? 0 : 6);
+  }
+  ::close(go[0]);
+  char message = 0;
+  int listener = -1;
+  ASSERT_EQ(cudalabs::receive_with_descriptor(sockets[0], &message, 1, &listener), 1);
+  ASSERT_GE(listener, 0);
+  pollfd ready{sockets[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&ready, 1, 10'000), 1) << "read-only opens waited for the judge";
+  ASSERT_EQ(::read(sockets[0], &message, 1), 1);
+  EXPECT_EQ(message, 'r');
+  pollfd pending{listener, POLLIN, 0};
+  EXPECT_EQ(::poll(&pending, 1, 0), 0) << "a read-only open was sent to the judge";
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  EXPECT_EQ(::poll(&pending, 1, 10'000), 1) << "an open for writing did not reach the judge";
+  bool granted = true;
+  EXPECT_TRUE(cudalabs::serve_procfs_notification(listener, child, &granted));
+  EXPECT_FALSE(granted) << "/dev/null is not a thread name";
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit " << (WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  for (const int fd : {listener, sockets[0], sockets[1], go[1]}) ::close(fd);
+}
+
+// The judge's side ends cleanly: its thread stops when told, and on its own once the runner is gone.
+TEST_F(ProcfsBrokerTest, BrokerStopsWhenTheRunnerEnds) {
+  int sockets[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int listener = cudalabs::install_procfs_broker_filter();
+    const char hello = 'L';
+    if (listener < 0 || !cudalabs::send_with_descriptor(sockets[1], &hello, 1, listener)) ::_exit(2);
+    ::close(listener);
+    char byte = 0;
+    static_cast<void>(::read(sockets[1], &byte, 1));
+    ::_exit(0);
+  }
+  char message = 0;
+  int listener = -1;
+  ASSERT_EQ(cudalabs::receive_with_descriptor(sockets[0], &message, 1, &listener), 1);
+  cudalabs::ProcfsBroker broker;
+  ASSERT_TRUE(broker.start(listener, child));
+  EXPECT_TRUE(broker.running());
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  broker.stop();  // joins: would hang if the thread were stuck in the listener
+  EXPECT_FALSE(broker.running());
+  ::close(sockets[0]);
+  ::close(sockets[1]);
 }
 
 }  // namespace

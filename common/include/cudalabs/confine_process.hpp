@@ -10,4 +10,11 @@ namespace cudalabs {
 // nothing (usable from .preinit_array, before the C library is set up).
 const char* confine_test_process() noexcept;
 
+// A grade's runner (common/src/remote/runner_preinit.cpp): where the /proc comm broker is
+// available (common/src/procfs_broker.hpp), the seccomp filter, Landlock with nothing under /proc
+// writable, and the broker's filter, whose listener is returned in *listener for the judge (the
+// caller hands it over and closes it); elsewhere exactly confine_test_process(), *listener = -1.
+// nullptr when confined, else which layer the kernel refused. Allocates nothing.
+const char* confine_runner_process(int* listener) noexcept;
+
 }  // namespace cudalabs

@@ -46,6 +46,11 @@ inline constexpr const char* kProfilePassVariable = "CUDALABS_PROFILE_PASS";
 // the tool's report (compute-sanitizer --log-file DIR/{test}.log) belongs to one test: under a
 // tool, the judge starts a fresh student runner for every test.
 inline constexpr const char* kCurrentTestPlaceholder = "{test}";
+// Set (to "1") by labgrade --sanitize for its first, shard-wide runs: a student runner started
+// through a tool then serves every test of the harness instead of ending with its test (its log is
+// named after the test that started it). One tool start per shard instead of one per test; when
+// such a run finds anything, labgrade runs that shard again with a runner per test to say which.
+inline constexpr const char* kToolRunnerSpansTestsVariable = "CUDALABS_TOOL_RUNNER_SPANS_TESTS";
 // "Suite.Name" as a file name: every byte outside [A-Za-z0-9._-] becomes '_'; the judge appends
 // "~2", "~3" ... for a second, third runner in the same test (after a crash).
 inline std::string tool_log_name(std::string_view test) {

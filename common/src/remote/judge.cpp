@@ -136,6 +136,7 @@ void Runner::stop() noexcept {
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
   }
+  broker_.stop();
   if (fd_ >= 0) ::close(fd_);
   pid_ = -1;
   fd_ = -1;
@@ -235,7 +236,34 @@ void Runner::spawn() {
   pid_ = pid;
   fd_ = pair[0];
   awaiting_ready_ = true;
+  if (confine_runners()) take_confinement_message();
   apply_pin();
+}
+
+// A confined runner's first message (runner_preinit.cpp), sent before any library constructor of
+// it runs, so before any student code: ReplyStatus::confined, with the listener of its /proc comm
+// broker filter when it has one. Read at once: until the broker serves it, every open for writing
+// the runner makes (CUDA's initialisation) waits. A runner that ended instead (its confinement
+// refused) is reported by await_ready.
+void Runner::take_confinement_message() {
+  pollfd ready{fd_, POLLIN, 0};
+  for (;;) {
+    const int polled = ::poll(&ready, 1, kStartTimeoutMs);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled == 0) fail("did not start (no word from its confinement)");
+    break;
+  }
+  Reply confined;
+  int listener = -1;
+  const long got = receive_with_descriptor(fd_, &confined, sizeof confined, &listener);
+  if (got == 0) return;
+  const bool well_formed = got == static_cast<long>(sizeof confined) && confined.magic == kReplyMagic &&
+                           confined.status == ReplyStatus::confined && (confined.value == 1) == (listener >= 0);
+  if (!well_formed) {
+    if (listener >= 0) ::close(listener);
+    fail("sent a malformed first message (the runner protocol was broken)");
+  }
+  if (listener >= 0 && !broker_.start(listener, pid_)) fail("could not be served: starting its /proc broker failed");
 }
 
 void Runner::pin_to(int cpu) {
@@ -551,9 +579,14 @@ void replace_timed_runners() noexcept {
 void end_of_test() noexcept {
   JudgeState& state = judge();
   state.last_call_outputs.clear();
-  // A runner under a tool ends with its test, so the tool's report is that test's alone.
+  // A runner under a tool ends with its test, so the tool's report is that test's alone (unless
+  // labgrade asked for one runner across the tests, kToolRunnerSpansTestsVariable).
+  static const bool spans_tests = [] {
+    const char* value = std::getenv(kToolRunnerSpansTestsVariable);
+    return value != nullptr && std::strcmp(value, "1") == 0;
+  }();
   for (Runner* runner : {&state.student, &state.reference}) {
-    if (runner->under_tool()) runner->stop();
+    if (runner->under_tool() && !spans_tests) runner->stop();
   }
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;

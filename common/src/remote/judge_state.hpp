@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../procfs_broker.hpp"
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/shared_host_memory.hpp"
 
@@ -58,6 +59,7 @@ class Runner {
   bool accept(const Reply& reply, ssize_t got);
   std::string end_of(const std::string& what) noexcept;
   void apply_pin();
+  void take_confinement_message();
 
   Side side_ = Side::student;
   std::string executable_;
@@ -68,6 +70,7 @@ class Runner {
   int cpu_ = -1;  // the core it runs on, or -1 for the scheduler's choice
   std::uint64_t sequence_ = 0;
   std::set<std::uint32_t> segments_sent_;
+  ProcfsBroker broker_;  // names the threads of a confined runner (common/src/procfs_broker.hpp)
 };
 
 struct JudgeState {

@@ -68,6 +68,10 @@ enum class ReplyStatus : std::uint32_t {
   bad_request = 3,       // a malformed request (a judge bug)
   device_failure = 4,    // the call's work faulted or the context is broken: `message` says how
   ready = 5,             // the first message: confined, CUDA initialised
+  // Before `ready`, from a runner started with CUDALABS_CONFINE=1 only, sent from .preinit_array
+  // before any library constructor runs: `value` 1 when it carries (SCM_RIGHTS) the listener of
+  // the runner's /proc comm broker filter (common/src/procfs_broker.hpp), 0 when confined without.
+  confined = 6,
 };
 
 // Reply::flags

@@ -44,8 +44,8 @@ constexpr const char* kBatchExitCodes = R"(Exit codes:
 #endif
 
 constexpr const char* kSanitizeHelp =
-    "Also run each correctness test alone under compute-sanitizer (memcheck, racecheck) and report what it "
-    "finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
+    "Also run the correctness tests under compute-sanitizer (memcheck, racecheck) and report what each test's "
+    "run finds; findings cost points only where the lab's YAML says sanitizer: {required: true}";
 
 constexpr const char* kProfileHelp =
     "Also run each timed case's call once under Nsight Compute (ncu) and report the lab's profile figures (beside "

@@ -65,6 +65,10 @@ CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
   batch->add_option("--jobs,-j", command.jobs, "Submissions graded at once (default: one per CPU core; test phases "
                                               "take the GPU one at a time)");
   batch->add_flag("--regrade", command.regrade, "Grade every submission again, even those unchanged since their grade");
+  batch->add_flag("--sanitize", command.sanitize,
+                  "Also run every submission's correctness tests under compute-sanitizer (memcheck, racecheck), "
+                  "beside the other grades' first parts; findings cost points only where the lab's YAML says "
+                  "sanitizer: {required: true}");
   batch->add_flag("--leaderboard", command.leaderboard,
                   "Add a leaderboard of each timed case (pseudonymous, best per student) to summary.html and each "
                   "results.json (Gradescope)");
@@ -172,6 +176,7 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   request.database = command.database;
   request.jobs = command.jobs;
   request.regrade = command.regrade;
+  request.sanitize = command.sanitize;
   if (!command.only.empty()) {
     request.only_students = read_ids(command.only);
     if (request.only_students.empty()) throw UsageError(command.only.string() + " lists no student");

@@ -17,6 +17,7 @@ struct BatchCommand {
   std::filesystem::path out;
   unsigned jobs = 0;
   bool regrade = false;
+  bool sanitize = false;  // --sanitize: every grade also runs its sanitizer pass
   bool leaderboard = false;
   bool slurm = false;
   std::string partition;

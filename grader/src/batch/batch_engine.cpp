@@ -24,6 +24,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "cudalabs/course/timestamp.hpp"
 #include "late_penalty.hpp"
+#include "model/sanitizer_findings.hpp"
 #include "report/report_outputs.hpp"
 #include "results_store.hpp"
 
@@ -203,6 +204,11 @@ std::string lab_config_hash(const CoursePaths& paths, const std::string& lab) {
   return hash_files(files);
 }
 
+std::string batch_config_hash(const CoursePaths& paths, const BatchRequest& request) {
+  // A grade with the sanitizer pass is another grade than one without: not kept across the two.
+  return lab_config_hash(paths, request.lab) + (request.sanitize ? "+sanitize" : "");
+}
+
 std::string submission_hash(const BatchSubmission& submission) {
   try {
     ContentHash hash;
@@ -240,7 +246,11 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
                        const std::atomic<bool>& stop) {
   require_known_lab(paths, request.lab);
   const config::LabConfig lab = config::load_lab_config(paths.lab_config(request.lab));
-  const std::string config_hash = lab_config_hash(paths, request.lab);
+  if (request.sanitize && find_compute_sanitizer(load_build_recipe(paths.build_recipe(request.lab)).nvcc).empty()) {
+    // Before any grade: otherwise every submission would fail alike.
+    throw UsageError("--sanitize needs compute-sanitizer, found neither next to the build's nvcc nor on PATH");
+  }
+  const std::string config_hash = batch_config_hash(paths, request);
   std::error_code error;
   fs::create_directories(request.out, error);
   if (error) throw UsageError(fmt::format("cannot create the output folder {}: {}", request.out.string(), error.message()));
@@ -329,6 +339,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         run.lab = request.lab;
         run.submission = job.submission.path;
         run.work_dir = make_work_dir(request.lab);
+        run.sanitize = request.sanitize;
         GradeInProgress grade = [&] {
           try {
             return begin_grade(paths, run);

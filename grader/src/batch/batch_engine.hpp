@@ -23,6 +23,7 @@ struct BatchRequest {
   std::filesystem::path database;     // empty: out/results.sqlite
   unsigned jobs = 0;                  // grades at once; 0: one per CPU core
   bool regrade = false;               // grade even what the database already holds for the same files
+  bool sanitize = false;              // every grade with its sanitizer pass (a grade made without it is not final)
   std::vector<std::string> only_students;  // grade only these ids (a Slurm task's chunk); empty: all
 };
 
@@ -52,6 +53,8 @@ std::string gradebook_detail(const GradeResult& report, const std::string& stude
 // The fingerprint of how `lab` is graded: its YAML, the course's, its build recipe and its
 // prebuilt hidden-suite harness. Throws UsageError for an unknown lab.
 std::string lab_config_hash(const CoursePaths& paths, const std::string& lab);
+// lab_config_hash, marked when the batch runs the sanitizer pass: what a kept grade must match.
+std::string batch_config_hash(const CoursePaths& paths, const BatchRequest& request);
 
 // What a submission is, for the results database: its files and its submission time (which
 // decides the late penalty). "unreadable" when its files cannot be read (staging says why).

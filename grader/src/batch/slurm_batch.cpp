@@ -71,6 +71,7 @@ json submit_attempt(const json& state, const std::vector<std::string>& students,
   }
   const std::string task_file = single_quoted((dir / "task-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"";
   const std::string chunk_file = single_quoted((dir / "chunk-").string()) + "\"${SLURM_ARRAY_TASK_ID}\"";
+  if (state.value("sanitize", false)) command += " --sanitize";
   command += " --database " + task_file + ".sqlite --only " + chunk_file + ".txt";
   const fs::path script = dir / "task.sh";
   write_report_file(script,
@@ -179,7 +180,7 @@ int finish(json state, bool wait, std::ostream& log) {
 int slurm_batch(const CoursePaths& paths, const BatchRequest& request, const SlurmOptions& options, std::ostream& log) {
   if (options.chunk == 0) throw UsageError("--chunk must be at least 1");
   const auto lab = cudalabs::config::load_lab_config(paths.lab_config(request.lab));
-  const std::string config_hash = lab_config_hash(paths, request.lab);
+  const std::string config_hash = batch_config_hash(paths, request);
   fs::create_directories(slurm_folder(request.out));
   if (fs::exists(state_file(request.out))) {
     const json previous = read_state(request.out);
@@ -217,6 +218,7 @@ int slurm_batch(const CoursePaths& paths, const BatchRequest& request, const Slu
              {"chunk", options.chunk},
              {"max_attempts", std::max(1, options.max_attempts)},
              {"leaderboard", options.leaderboard},
+             {"sanitize", request.sanitize},
              {"config_hash", config_hash},
              {"pending", json::object()},
              {"attempts", json::array()}};

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -61,6 +63,34 @@ SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem:
 
 }  // namespace
 
+std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string>& tests, std::size_t count,
+                                              const std::map<std::string, double>& seconds) {
+  count = std::clamp<std::size_t>(count, 1, std::max<std::size_t>(tests.size(), 1));
+  double most = 0;
+  for (const auto& [test, s] : seconds) most = std::max(most, s);
+  std::vector<std::pair<double, std::string>> costs;
+  for (const std::string& test : tests) {
+    const auto known = seconds.find(test);
+    costs.emplace_back(known == seconds.end() ? most : known->second, test);
+  }
+  std::stable_sort(costs.begin(), costs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::vector<std::string>> groups(count);
+  std::vector<double> load(count, 0);
+  for (const auto& [cost, test] : costs) {
+    const std::size_t least = std::min_element(load.begin(), load.end()) - load.begin();
+    groups[least].push_back(test);
+    load[least] += cost + 0.01;  // every test costs something
+  }
+  // Each group in the suite's order.
+  for (auto& group : groups) {
+    std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
+      return std::find(tests.begin(), tests.end(), a) < std::find(tests.begin(), tests.end(), b);
+    });
+  }
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const auto& g) { return g.empty(); }), groups.end());
+  return groups;
+}
+
 unsigned sanitizer_runs_at_once() {
   if (const char* value = std::getenv("CUDALABS_SANITIZER_JOBS"); value != nullptr && *value != '\0') {
     char* end = nullptr;
@@ -72,38 +102,54 @@ unsigned sanitizer_runs_at_once() {
     return static_cast<unsigned>(jobs);
   }
   const unsigned threads = std::thread::hardware_concurrency();
-  return std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns);
+  return std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns);
 }
 
-std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
-                                                                          const std::filesystem::path& sanitizer,
-                                                                          const std::vector<std::string>& tests,
-                                                                          StudentCode where) {
-  namespace fs = std::filesystem;
-  // The tests of each tool are dealt into shards, one harness process each (restarted after a
-  // crash like any run's), all side by side. The judge starts a fresh student runner under the
-  // tool for every test, its report in a log file named after the test, so each finding belongs
-  // to exactly one test while the harness, the judge's CUDA context and the reference's runners
-  // start once per shard rather than once per test.
-  const unsigned jobs = sanitizer_runs_at_once();
-  const bool in_runners = where == StudentCode::in_runners;
-  // A harness under the tool reports for all its tests at once: there, each test is its own shard.
-  const std::size_t shards_per_tool =
-      in_runners ? std::clamp<std::size_t>(jobs / kSanitizerTools.size(), 1, std::max<std::size_t>(tests.size(), 1))
-                 : tests.size();
-  struct Shard {
-    std::size_t tool;
-    std::vector<std::string> tests;
-    fs::path logs;
-  };
-  std::vector<Shard> shards;
-  for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
-    for (std::size_t k = 0; k < shards_per_tool; ++k) {
-      Shard shard{tool, {}, normal.working_dir / "sanitizer-logs" / fmt::format("{}-{}", kSanitizerTools[tool], k)};
-      for (std::size_t i = k; i < tests.size(); i += shards_per_tool) shard.tests.push_back(tests[i]);
-      if (!shard.tests.empty()) shards.push_back(std::move(shard));
-    }
+namespace {
+
+// Sanitizer runs under way in this process, over every grade a batch makes at once: at most
+// sanitizer_runs_at_once(), so a batch's grades take turns rather than multiply the runs.
+class RunSlots {
+ public:
+  void acquire() {
+    std::unique_lock lock(mutex_);
+    freed_.wait(lock, [&] { return running_ < sanitizer_runs_at_once(); });
+    ++running_;
   }
+  void release() {
+    {
+      std::lock_guard lock(mutex_);
+      --running_;
+    }
+    freed_.notify_one();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  unsigned running_ = 0;
+};
+
+RunSlots& run_slots() {
+  static RunSlots slots;
+  return slots;
+}
+
+struct Shard {
+  std::size_t tool;
+  std::vector<std::string> tests;
+  std::filesystem::path logs;
+  bool spans_tests;  // one tool run for all its tests (first round) or one per test (second)
+};
+
+
+// Runs every shard, sanitizer_runs_at_once() at a time; the findings by test, per shard.
+// A shard that spans its tests yields one finding for all of them, under the key "".
+std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInvocation& normal,
+                                                                const std::filesystem::path& sanitizer,
+                                                                const std::vector<Shard>& shards, StudentCode where) {
+  namespace fs = std::filesystem;
+  const bool in_runners = where == StudentCode::in_runners;
   std::vector<std::map<std::string, SanitizerFinding>> found(shards.size());
   const auto run_shard = [&](std::size_t index) {
     const Shard& shard = shards[index];
@@ -116,10 +162,39 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
       launcher.push_back("--log-file");
       launcher.push_back((shard.logs / (std::string(cudalabs::kCurrentTestPlaceholder) + ".log")).string());
       invocation.env.emplace_back(cudalabs::kStudentRunnerLauncherVariable, fmt::format("{}", fmt::join(launcher, "\x1f")));
+      if (shard.spans_tests) invocation.env.emplace_back(cudalabs::kToolRunnerSpansTestsVariable, "1");
     } else {
       invocation.launcher = launcher;
     }
     const SuiteRun suite = run_tests(invocation, shard.tests);
+    if (shard.spans_tests) {
+      // Clean only when every test ran to its end and every log the tool left says so.
+      SanitizerFinding whole;
+      whole.tool = tool;
+      whole.completed = suite.outcomes.size() == shard.tests.size();
+      for (const TestOutcome& outcome : suite.outcomes) {
+        whole.completed = whole.completed && (outcome.status == TestStatus::Passed ||
+                                              outcome.status == TestStatus::Failed ||
+                                              outcome.status == TestStatus::Skipped);
+      }
+      const auto absorb = [&](const std::string& text) {
+        const SanitizerFinding part = parse_sanitizer_output(tool, text);
+        whole.completed = whole.completed && part.completed;
+        whole.errors += part.errors;
+      };
+      if (in_runners) {
+        for (const auto& entry : fs::directory_iterator(shard.logs)) absorb(read_whole_file(entry.path()));
+      } else {
+        absorb(suite.output);
+      }
+      whole.clean = whole.completed && whole.errors == 0;
+      for (std::size_t i = 0; i < shard.tests.size() && i < suite.outcomes.size(); ++i) {
+        SanitizerFinding each = whole;
+        each.seconds = suite.outcomes[i].seconds;
+        found[index][shard.tests[i]] = std::move(each);
+      }
+      return;
+    }
     for (std::size_t i = 0; i < shard.tests.size(); ++i) {
       const TestOutcome* outcome = i < suite.outcomes.size() ? &suite.outcomes[i] : nullptr;
       SanitizerFinding& finding = found[index][shard.tests[i]];
@@ -131,11 +206,16 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   std::atomic<std::size_t> next{0};
   const auto worker = [&] {
     for (std::size_t i = next++; i < shards.size(); i = next++) {
+      run_slots().acquire();
+      struct Release {
+        ~Release() { run_slots().release(); }
+      } release;
       try {
         run_shard(i);
       } catch (const std::exception& error) {  // never past a thread: the shard's tests are reported unfinished
         for (const std::string& test : shards[i].tests) {
           SanitizerFinding& finding = found[i][test];
+          finding = SanitizerFinding{};
           finding.tool = kSanitizerTools[shards[i].tool];
           finding.excerpt = fmt::format("the sanitizer run could not start: {}", error.what());
         }
@@ -143,16 +223,69 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     }
   };
   std::vector<std::thread> workers;
-  for (std::size_t i = 1; i < shards.size(); ++i) workers.emplace_back(worker);
+  const std::size_t threads = std::min<std::size_t>(sanitizer_runs_at_once(), shards.size());
+  for (std::size_t i = 1; i < threads; ++i) workers.emplace_back(worker);
   worker();
   for (std::thread& thread : workers) thread.join();
+  return found;
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
+                                                                          const std::filesystem::path& sanitizer,
+                                                                          const std::vector<std::string>& tests,
+                                                                          StudentCode where,
+                                                                          const std::map<std::string, double>& seconds) {
+  // Most submissions are clean, and most of a sanitizer run's time is the tool's start and its
+  // instrumentation of the code it loads (1-7 s a test, against milliseconds of work). So the
+  // first round runs each shard's tests under one tool start (in a grade: one student runner
+  // serving all of them; in a self-check: one harness). A shard whose round is clean and complete
+  // clears its tests. Any other shard (an error, a crash, a time-out) runs again with a fresh
+  // tool start per test, whose findings belong to exactly one test: the same findings, with the
+  // same messages, as if every test had had its own run from the start.
+  const std::filesystem::path logs = normal.working_dir / "sanitizer-logs";
+  // Both tools' shards together fill the runs at once.
+  const std::size_t per_tool = std::max<std::size_t>(sanitizer_runs_at_once() / kSanitizerTools.size(), 1);
+  std::vector<Shard> first;
+  for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
+    std::size_t k = 0;
+    for (std::vector<std::string>& group : deal_by_cost(tests, per_tool, seconds)) {
+      first.push_back(Shard{tool, std::move(group), logs / fmt::format("shard-{}-{}", kSanitizerTools[tool], k++), true});
+    }
+  }
+  std::vector<std::map<std::string, SanitizerFinding>> first_found = run_shards(normal, sanitizer, first, where);
+  std::vector<Shard> again;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    const auto& found = first_found[i];
+    const bool cleared = found.size() == first[i].tests.size() &&
+                         std::all_of(found.begin(), found.end(), [](const auto& item) { return item.second.clean; });
+    if (cleared) continue;
+    first_found[i].clear();
+    const auto rerun = [&](std::vector<std::string> tests_of_run, std::size_t k) {
+      again.push_back(Shard{first[i].tool, std::move(tests_of_run),
+                            logs / fmt::format("test-{}-{}-{}", kSanitizerTools[first[i].tool], i, k), false});
+    };
+    if (where == StudentCode::in_runners) {
+      // Harnesses side by side, each starting a fresh student runner per test.
+      std::size_t k = 0;
+      for (std::vector<std::string>& group : deal_by_cost(first[i].tests, per_tool, seconds)) rerun(std::move(group), k++);
+    } else {
+      for (std::size_t k = 0; k < first[i].tests.size(); ++k) rerun({first[i].tests[k]}, k);  // a harness per test
+    }
+  }
+  std::vector<std::map<std::string, SanitizerFinding>> again_found = run_shards(normal, sanitizer, again, where);
   // In the order of the tools, as the reports list them.
   std::map<std::string, std::vector<SanitizerFinding>> findings;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
-    for (std::size_t i = 0; i < shards.size(); ++i) {
-      if (shards[i].tool != tool) continue;
-      for (auto& [test, finding] : found[i]) findings[test].push_back(std::move(finding));
-    }
+    const auto take = [&](const std::vector<Shard>& shards, std::vector<std::map<std::string, SanitizerFinding>>& found) {
+      for (std::size_t i = 0; i < shards.size(); ++i) {
+        if (shards[i].tool != tool) continue;
+        for (auto& [test, finding] : found[i]) findings[test].push_back(std::move(finding));
+      }
+    };
+    take(first, first_found);
+    take(again, again_found);
   }
   return findings;
 }

@@ -2,10 +2,12 @@
 // The sanitizer pass of `labgrade grade|check --sanitize` (or of a lab whose YAML says
 // `sanitizer: {required: true}`): the correctness tests run again, once per tool, with their
 // student runner (and nothing else: not the judge's generators and comparisons, not the
-// reference) under compute-sanitizer. The judge starts a fresh student runner for every test and
-// the tool writes its report to a file named after the test, so every finding belongs to exactly
-// one test; the tests of each tool are dealt into shards (one harness process each) that run
-// side by side, sanitizer_runs_at_once() in all.
+// reference) under compute-sanitizer. The tests of each tool are dealt into shards that run side
+// by side, sanitizer_runs_at_once() in all. First round: one tool start serves all of a shard's
+// tests (a grade: one student runner across them; a self-check: one harness), and a clean,
+// complete round clears them. A shard with anything to report runs again with a fresh tool start
+// per test (a grade: the judge starts a student runner for every test, the tool's report in a file
+// named after it), so every finding belongs to exactly one test.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -17,13 +19,20 @@
 namespace labgrade {
 
 inline const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck"};
-// How many sanitizer runs go side by side: CUDALABS_SANITIZER_JOBS (a positive integer; anything
-// else is an error naming the variable), else one per four hardware threads, between 1 and
-// kDefaultMaxSanitizerRuns. The runs are untimed; each costs mostly the tool's start-up and
-// instrumentation on the host's cores (lab 05's solution on 16 threads, H200: 34 s at 4 runs,
-// 36-38 s at 8, 52 s at 12), and holds three small CUDA contexts.
+// How many sanitizer runs go side by side in this process (a grade, or all the grades of a
+// batch): CUDALABS_SANITIZER_JOBS (a positive integer; anything else is an error naming the
+// variable), else one per two hardware threads, between 1 and kDefaultMaxSanitizerRuns. The runs
+// are untimed; each costs mostly the tool's start and instrumentation on the host's cores, and
+// holds four small CUDA contexts (the harness's judge and its three runners).
 inline constexpr unsigned kDefaultMaxSanitizerRuns = 8;
 unsigned sanitizer_runs_at_once();
+
+// `tests` in `count` groups (fewer when there are fewer tests) of about equal cost, each in the
+// suite's order: the costliest first, each to the group with the least so far. A test's cost is
+// its seconds in the normal run (which grow with its data, as the tool's time does); a test with
+// none costs the most known.
+std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string>& tests, std::size_t count,
+                                                   const std::map<std::string, double>& seconds);
 
 // Where the student's code runs, so where the tool goes.
 enum class StudentCode {
@@ -33,11 +42,13 @@ enum class StudentCode {
 };
 
 // Findings by test, one per tool. `normal` is the invocation of the normal run: its timeout is
-// multiplied (sanitizers run 10-100x slower).
+// multiplied (sanitizers run 10-100x slower). `seconds`: each test's time in the normal run, by
+// which the tests are dealt into shards of about equal cost.
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests,
-                                                                          StudentCode where);
+                                                                          StudentCode where,
+                                                                          const std::map<std::string, double>& seconds = {});
 
 // Attaches the findings to `tests`. With `required`, a test with a sanitizer error earns 0 and
 // fails with the finding as its reason; otherwise the findings are only reported. A run that did

@@ -48,10 +48,11 @@ constexpr Stage kSharedPart[] = {
     list_for_review,          // checks/
     load_test_suite,          // run/
     run_correctness_tests,    // run/
+    run_sanitizer_while_sharing,  // run/
 };
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
-    run_sanitizer,            // run/
+    apply_sanitizer,          // run/
     run_profile,              // run/
     judge_self_check,         // score/
 };

@@ -4,6 +4,7 @@
 // order). Internal to session/.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ struct SessionState {
   SessionClock::time_point test_start;
   cudalabs::GpuLock gpu_lock;  // shared for the correctness tests, then exclusive to the end of the run
   SuiteRun shared_run;         // the correctness tests' outcomes while sharing the GPU
+  // The sanitizer pass's findings by test, made while sharing the GPU (it is untimed), attached
+  // once the tests are scored; whether it ran, and its seconds.
+  std::map<std::string, std::vector<SanitizerFinding>> sanitizer_findings;
+  bool sanitizer_ran = false;
+  double sanitizer_seconds = 0;
 
   GradeResult result;
 };

@@ -330,16 +330,51 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
               ""};
 }
 
-std::optional<Stop> run_sanitizer(SessionState& session) {
-  if (session.sanitizer.empty()) return std::nullopt;
-  // Not Performance.*: far too slow under a sanitizer.
-  const std::vector<std::string> correctness = session.lab.test_names(session.only_public());
+namespace {
+
+void sanitize(SessionState& session) {
+  // Not Performance.*: far too slow under a sanitizer. Nor a test that timed out in the normal
+  // run: under the tool it would only time out again, twenty times later.
+  std::vector<std::string> correctness;
+  std::vector<std::string> timed_out;
+  std::map<std::string, double> seconds;
+  for (const TestOutcome& outcome : session.shared_run.outcomes) seconds[outcome.name] = outcome.seconds;
+  for (const std::string& test : session.lab.test_names(session.only_public())) {
+    const auto& outcomes = session.shared_run.outcomes;
+    const auto outcome = std::find_if(outcomes.begin(), outcomes.end(), [&](const TestOutcome& o) { return o.name == test; });
+    (outcome != outcomes.end() && outcome->status == TestStatus::TimedOut ? timed_out : correctness).push_back(test);
+  }
   const SessionClock::time_point started = SessionClock::now();
-  apply_sanitizer_findings(session.result.tests,
-                           run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
-                                              session.graded ? StudentCode::in_runners : StudentCode::in_the_harness),
-                           session.lab.sanitizer.required);
-  session.result.test_seconds += seconds_since(started);
+  session.sanitizer_findings =
+      run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
+                         session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds);
+  for (const std::string& test : timed_out) {
+    for (const std::string& tool : kSanitizerTools) {
+      SanitizerFinding finding;
+      finding.tool = tool;
+      finding.excerpt = "not run under the sanitizer: this test timed out in the normal run\n";
+      session.sanitizer_findings[test].push_back(std::move(finding));
+    }
+  }
+  session.sanitizer_ran = true;
+  session.sanitizer_seconds = seconds_since(started);
+}
+
+}  // namespace
+
+std::optional<Stop> run_sanitizer_while_sharing(SessionState& session) {
+  if (session.sanitizer.empty() || !session.shared_run.cuda_device) return std::nullopt;
+  take_gpu(session, cudalabs::GpuAccess::Shared);
+  sanitize(session);
+  session.gpu_lock = cudalabs::GpuLock();
+  return std::nullopt;
+}
+
+std::optional<Stop> apply_sanitizer(SessionState& session) {
+  if (session.sanitizer.empty()) return std::nullopt;
+  if (!session.sanitizer_ran) sanitize(session);  // the exclusive lock is still held
+  apply_sanitizer_findings(session.result.tests, session.sanitizer_findings, session.lab.sanitizer.required);
+  session.result.test_seconds += session.sanitizer_seconds;
   return std::nullopt;
 }
 

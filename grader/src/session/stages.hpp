@@ -26,8 +26,12 @@ std::optional<Stop> run_correctness_tests(SessionState& session);
 // With the GPU to itself from here to the end of the run: the timed cases and every correctness
 // test that failed while sharing, then scores them all (run/, score/).
 std::optional<Stop> run_alone_and_score(SessionState& session);
-// With --sanitize or a lab that requires it: the correctness tests again under compute-sanitizer.
-std::optional<Stop> run_sanitizer(SessionState& session);
+// With --sanitize or a lab that requires it: the correctness tests again under compute-sanitizer,
+// while the GPU is shared (the pass is untimed, so a batch runs it beside other grades' first
+// parts); then, once the tests are scored, its findings attached (run first, alone, when the
+// shared part had no usable device but the second part has).
+std::optional<Stop> run_sanitizer_while_sharing(SessionState& session);
+std::optional<Stop> apply_sanitizer(SessionState& session);
 // With --profile or a lab that asks: the timed cases' calls again, under Nsight Compute.
 std::optional<Stop> run_profile(SessionState& session);
 // A self-check with a test that did not pass ends as TestsFailed.

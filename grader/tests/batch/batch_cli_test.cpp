@@ -140,7 +140,7 @@ TEST(BatchCliHelp, ListsItsOptions) {
   const ProcessResult help = labgrade::run_process(spec);
   EXPECT_TRUE(help.succeeded()) << help.output;
   for (const char* option : {"--out", "--jobs", "--regrade", "--slurm", "--partition", "--gres", "--chunk",
-                             "--no-wait", "--collect", "--leaderboard"}) {
+                             "--no-wait", "--collect", "--leaderboard", "--sanitize"}) {
     EXPECT_NE(help.output.find(option), std::string::npos) << option;
   }
 }
@@ -436,6 +436,23 @@ TEST_F(BatchCli, SlurmWithoutWaitingIsCollectedLater) {
             "Student,ID,SIS User ID,SIS Login ID,Section,01_vector_add\r\nPoints Possible,,,,,100\r\nBob,,bob,,,0\r\n");
   EXPECT_NE(collected.output.find("canvas.csv: 1 of 1 roster students matched"), std::string::npos)
       << collected.output;
+}
+
+TEST_F(BatchCli, SlurmTasksRunTheSanitizerWhenAsked) {
+  add_broken_submissions();
+  const fs::path state = root_ / "slurm-state";
+  fs::create_directories(state);
+  const char* path = std::getenv("PATH");
+  const ProcessResult submitted =
+      batch({"--slurm", "--chunk", "3", "--no-wait", "--sanitize"},
+            {{"PATH", kFakeSlurm.string() + ":" + (path ? path : "/usr/bin:/bin")}, {"FAKE_SLURM_STATE", state.string()}});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  const std::string task = read_file(out() / "slurm" / "attempt-1" / "task.sh");
+  EXPECT_NE(task.find(" --sanitize "), std::string::npos) << task;
+  const std::string saved = read_file(out() / "slurm" / "state.json");
+  EXPECT_NE(saved.find("\"sanitize\": true"), std::string::npos) << saved;
+  // A grade made with the sanitizer is not the same grade as one without: the state's fingerprint says so.
+  EXPECT_NE(saved.find("+sanitize"), std::string::npos) << saved;
 }
 
 // Through a real Slurm cluster: ctest's batch_through_real_slurm starts a single-node one

@@ -146,10 +146,32 @@ TEST(SanitizerRunsAtOnce, TheVariableSetsHowManyRunsGoSideBySide) {
   EXPECT_EQ(sanitizer_runs_at_once(), 12u);
 }
 
-TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerFourThreadsUpToTheCap) {
+TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerTwoThreadsUpToTheCap) {
   const ScopedVariable jobs("CUDALABS_SANITIZER_JOBS", "");
   const unsigned threads = std::thread::hardware_concurrency();
-  EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns));
+  EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns));
+}
+
+TEST(SanitizerShards, TheCostliestTestsGoToDifferentShardsInSuiteOrder) {
+  const std::vector<std::string> tests{"A.Small1", "A.Full", "A.Small2", "B.Full", "B.Small", "C.New"};
+  const std::map<std::string, double> seconds{{"A.Small1", 0.01}, {"A.Full", 0.5}, {"A.Small2", 0.02},
+                                              {"B.Full", 0.45}, {"B.Small", 0.01}};
+  const auto groups = deal_by_cost(tests, 3, seconds);
+  ASSERT_EQ(groups.size(), 3u);
+  // The two full-size tests and the unknown one (costed as the most known) each lead a shard.
+  std::size_t total = 0;
+  for (const auto& group : groups) {
+    total += group.size();
+    const int heavy = std::count(group.begin(), group.end(), "A.Full") + std::count(group.begin(), group.end(), "B.Full") +
+                      std::count(group.begin(), group.end(), "C.New");
+    EXPECT_EQ(heavy, 1) << ::testing::PrintToString(group);
+    EXPECT_TRUE(std::is_sorted(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
+      return std::find(tests.begin(), tests.end(), a) < std::find(tests.begin(), tests.end(), b);
+    })) << ::testing::PrintToString(group);
+  }
+  EXPECT_EQ(total, tests.size());
+  EXPECT_EQ(deal_by_cost({"X.One"}, 4, {}).size(), 1u);  // never an empty shard
+  EXPECT_TRUE(deal_by_cost({}, 4, {}).empty());
 }
 
 TEST(SanitizerRunsAtOnce, ABadValueIsAnErrorNamingTheVariable) {

@@ -1,12 +1,16 @@
-// Host-side parts of the timed calls' integrity: the grade seed's text form and the plausibility
-// ceilings (common/include/cudalabs/timing/grade_seed.hpp, plausibility.hpp).
+// Host-side parts of the timed calls' integrity: the grade seed's text form, the plausibility
+// ceilings and the pre-window check's ranges (common/include/cudalabs/timing/grade_seed.hpp,
+// plausibility.hpp, prewindow_ranges.hpp; the check itself runs only in a judge, on a GPU: the
+// fixture grader/tests/cli/submissions/01_vector_add/writes_outputs_before_the_call).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "cudalabs/timing/grade_seed.hpp"
 #include "cudalabs/timing/plausibility.hpp"
+#include "cudalabs/timing/prewindow_ranges.hpp"
 
 namespace {
 
@@ -84,6 +88,86 @@ TEST(Plausibility, SmallCasesAndUnknownCeilingsAreNotChecked) {
 TEST(Plausibility, NoTimeAtAllIsImplausible) {
   EXPECT_TRUE(check_plausibility(1e9, 0, 0, kDevice).implausible);
   EXPECT_FALSE(check_plausibility(0, 0, 0, kDevice).implausible);
+}
+
+// Stand-ins for allocations a judge shares (never dereferenced here).
+char memory[4][64];
+cudalabs::remote::WritableRange range_at(int i, std::size_t bytes = 64, bool host = false) {
+  return {memory[i], bytes, host};
+}
+
+TEST(PreWindowRanges, NothingKnownChecksNothing) {
+  PreWindowRanges ranges(8);
+  ranges.freeze();
+  EXPECT_TRUE(ranges.ranges().empty());
+  for (int r = 0; r < 8; ++r) EXPECT_TRUE(ranges.after_prepare_of(r).empty());
+  EXPECT_EQ(PreWindowRanges::first_changed({}), -1);
+}
+
+TEST(PreWindowRanges, EachReplicasRangesFollowItsOwnPrepareInCallOrder) {
+  PreWindowRanges ranges(3);
+  ranges.learn(2, {range_at(2)});
+  ranges.learn(0, {range_at(0)});
+  ranges.learn(1, {range_at(1)});
+  ranges.freeze();
+  ASSERT_EQ(ranges.ranges().size(), 3u);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(ranges.ranges()[static_cast<std::size_t>(r)].data, memory[r]) << "replica 0's first";
+    EXPECT_EQ(ranges.owner(static_cast<std::size_t>(r)), r);
+    EXPECT_EQ(ranges.after_prepare_of(r), std::vector<std::size_t>{static_cast<std::size_t>(r)});
+  }
+}
+
+TEST(PreWindowRanges, ARangeSeveralReplicasWriteIsCheckedOnceAfterTheLastOfTheirPrepares) {
+  PreWindowRanges ranges(3);
+  ranges.learn(0, {range_at(0), range_at(3)});
+  ranges.learn(1, {range_at(1), range_at(3)});
+  ranges.learn(2, {range_at(2)});
+  ranges.freeze();
+  ASSERT_EQ(ranges.ranges().size(), 4u);  // memory[3] once
+  EXPECT_EQ(ranges.ranges()[1].data, memory[3]);
+  EXPECT_EQ(ranges.owner(1), 1) << "replica 1's prepare may still write it after replica 0's";
+  EXPECT_EQ(ranges.after_prepare_of(0), std::vector<std::size_t>{0});
+  EXPECT_EQ(ranges.after_prepare_of(1), (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(ranges.after_prepare_of(2), std::vector<std::size_t>{3});
+}
+
+TEST(PreWindowRanges, DifferentExtentsOrKindsAreDifferentRanges) {
+  PreWindowRanges ranges(2);
+  ranges.learn(0, {range_at(0, 64), range_at(1, 64, false)});
+  ranges.learn(1, {range_at(0, 32), range_at(1, 64, true)});
+  ranges.freeze();
+  EXPECT_EQ(ranges.ranges().size(), 4u);
+}
+
+TEST(PreWindowRanges, EmptyRangesAndUnknownReplicasAreIgnored) {
+  PreWindowRanges ranges(2);
+  ranges.learn(0, {{nullptr, 64, false}, range_at(0, 0)});
+  ranges.learn(-1, {range_at(1)});
+  ranges.learn(2, {range_at(2)});
+  ranges.freeze();
+  EXPECT_TRUE(ranges.ranges().empty());
+}
+
+TEST(PreWindowRanges, ASampleChecksWhatWasKnownWhenItBegan) {
+  PreWindowRanges ranges(1);
+  ranges.learn(0, {range_at(0)});
+  ranges.freeze();
+  ranges.learn(0, {range_at(1), range_at(2)});  // learnt inside the sample's window
+  ASSERT_EQ(ranges.ranges().size(), 1u);
+  EXPECT_EQ(ranges.ranges()[0].data, memory[0]);
+  ranges.freeze();  // the next sample
+  ASSERT_EQ(ranges.ranges().size(), 2u);
+  EXPECT_EQ(ranges.ranges()[0].data, memory[1]);
+}
+
+TEST(PreWindowRanges, TheFirstRangeWhoseTwoChecksumsDifferIsNamed) {
+  // Three ranges: after-prepare sums, then before-window sums.
+  EXPECT_EQ(PreWindowRanges::first_changed({1, 2, 3, 1, 2, 3}), -1);
+  EXPECT_EQ(PreWindowRanges::first_changed({1, 2, 3, 1, 9, 3}), 1);
+  EXPECT_EQ(PreWindowRanges::first_changed({1, 2, 3, 7, 9, 3}), 0);
+  EXPECT_EQ(PreWindowRanges::first_changed({5, 5}), -1);
+  EXPECT_EQ(PreWindowRanges::first_changed({5, 6}), 0);
 }
 
 }  // namespace

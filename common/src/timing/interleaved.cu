@@ -16,6 +16,7 @@
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
+#include "cudalabs/timing/prewindow_ranges.hpp"
 #include "cudalabs/timing/stream_fan.hpp"
 
 namespace cudalabs::timing {
@@ -110,6 +111,70 @@ class OutputSeal {
   DeviceBuffer<std::uint64_t> slots_;
 };
 
+// The pre-window check (issue 27; cudalabs/timing/prewindow_ranges.hpp): every replica's writable
+// memory, checksummed on the judge's stream right behind that replica's prepare and again just
+// before the window, so a runner that wrote a call's outputs before the call was made (a thread
+// of its own polling the inputs while the judge prepares and seals) is caught. Nothing is read on
+// the host before the sample: the sums are compared once it is over (verdict).
+// Cost: the writable ranges (whole allocations, 2 MiB blocks in a judge) are read twice per
+// sample, before both sides' samples alike: lab 01 at 2^26 floats, eight replicas, 8 x 256 MiB
+// of c (or y) = 2 GiB, twice = 4 GiB per sample, ~1.4 ms of checksums at ~3 TB/s on an H100,
+// plus 2 x 8 launches; outside the window, so no timed figure carries it. In process (no
+// runner) nothing is known to be writable and nothing is queued.
+class PreWindowCheck {
+ public:
+  explicit PreWindowCheck(int replicas) : ranges_(replicas) {}
+
+  // After a launch of `replica` that made calls through a runner (calls_made() moved on).
+  void learn(int replica) { ranges_.learn(replica, remote::last_call_outputs()); }
+
+  // At the start of a sample, before any prepare.
+  void begin_sample() {
+    ranges_.freeze();
+    const std::size_t n = ranges_.ranges().size();
+    if (slots_.size() < 2 * n) slots_ = DeviceBuffer<std::uint64_t>(2 * n);
+  }
+  // Right behind replica `replica`'s prepare, on its stream.
+  void after_prepare(int replica, cudaStream_t stream) {
+    for (const std::size_t i : ranges_.after_prepare_of(replica)) queue(i, slots_.data() + i, stream);
+  }
+  // After the seals, the last thing before the L2 flush and the idle probe.
+  void before_window(cudaStream_t stream) {
+    const std::size_t n = ranges_.ranges().size();
+    for (std::size_t i = 0; i < n; ++i) queue(i, slots_.data() + n + i, stream);
+  }
+
+  // After the sample: "" when every range held at the window's start what it held after its
+  // prepare, else which call's memory changed, for `whose` ("a timed call", "the reference's
+  // timed call").
+  std::string verdict(cudaStream_t stream, int calls, const std::string& whose) {
+    const std::size_t n = ranges_.ranges().size();
+    if (n == 0) return "";
+    std::vector<std::uint64_t> sums(2 * n);
+    CUDALABS_CHECK(cudaMemcpyAsync(sums.data(), slots_.data(), sums.size() * sizeof(std::uint64_t),
+                                   cudaMemcpyDeviceToHost, stream));
+    CUDALABS_CHECK(cudaStreamSynchronize(stream));
+    const std::ptrdiff_t changed = PreWindowRanges::first_changed(sums);
+    if (changed < 0) return "";
+    const int owner = ranges_.owner(static_cast<std::size_t>(changed));
+    const std::string call =
+        calls == 1 ? whose : whose + " (call " + std::to_string(owner + 1) + " of " + std::to_string(calls) + ")";
+    return "your code wrote the output of " + call +
+           " before the call was made (between the judge's preparation and the start of the timing window)";
+  }
+
+ private:
+  void queue(std::size_t i, std::uint64_t* slot, cudaStream_t stream) {
+    const remote::WritableRange& range = ranges_.ranges()[i];
+    void* readable = range.data;
+    if (range.host) CUDALABS_CHECK(cudaHostGetDevicePointer(&readable, range.data, 0));
+    device_checksum_async(readable, range.bytes, range.host, slot, stream);
+  }
+
+  PreWindowRanges ranges_;
+  DeviceBuffer<std::uint64_t> slots_;
+};
+
 // CUDALABS_TIMING_TRACE=FILE appends every sample (round, side, time as measured, time scored)
 // to FILE, for whoever tunes or doubts the engine; nothing reads it back.
 class SampleTrace {
@@ -142,7 +207,7 @@ class Sampler {
   Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {},
           int calls_per_sample = 1, std::function<void(int)> use_replica = {})
       : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), calls_(calls_per_sample),
-        use_replica_(std::move(use_replica)), judge_(remote::judge_mode()) {}
+        use_replica_(std::move(use_replica)), prewindow_(calls_per_sample), judge_(remote::judge_mode()) {}
 
   SampleTrace* trace = nullptr;  // where pings and samples are also written, if anywhere
 
@@ -151,7 +216,9 @@ class Sampler {
     for (int r = 0; r < calls_; ++r) {
       use(r);
       if (prepare_) prepare_(replica_seed(seed, r), stream_);
+      const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
       launch_checked(launch, fan_, stream_);
+      if (judge_ && remote::calls_made() != calls_before) prewindow_.learn(r);  // what its calls write
     }
   }
 
@@ -174,13 +241,23 @@ class Sampler {
   // the call's writable memory is checksummed right behind the stop event (in a judge).
   // In a judge, `busy_before` gets the idle probe taken just before the start event.
   // A sample times calls_per_sample calls, one per replica, and returns the time of one.
+  // Before every sample, of both sides alike (prewindow_verdict reads it afterwards): each
+  // replica's writable memory checksummed right behind its prepare and again after the seals,
+  // just before the flush, the idle probe and the start event, all on this stream (the engine
+  // waits on the host for none of them before the probe's own wait), so a write landing after
+  // them either keeps the GPU busy when the probe runs or lands inside the window. The flush stays
+  // after the check (~2 L2 sizes read, tens of microseconds) so that every window still starts
+  // from an L2 holding none of the memory the check read: the honest figures stay as they were.
   double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
                    OutputSeal* seal = nullptr, double* busy_before = nullptr) {
+    prewindow_.begin_sample();
     for (int r = 0; r < calls_; ++r) {
       use(r);
       if (prepare_) prepare_(replica_seed(seed, r), stream_);
+      prewindow_.after_prepare(r, stream_);
     }
     if (before_launch) before_launch();
+    prewindow_.before_window(stream_);
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     if (judge_) {
       const double busy = idle_probe_ms(stream_);
@@ -191,8 +268,10 @@ class Sampler {
     timer_.start(stream_);
     for (int r = 0; r < calls_; ++r) {
       use(r);
+      const std::uint64_t calls_before_this = judge_ ? remote::calls_made() : 0;
       launch_checked(launch, fan_, stream_);
       if (seal && judge_) seal->collect();
+      if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
     }
     timer_.stop(stream_);
     if (seal && judge_) seal->take(stream_);
@@ -207,6 +286,10 @@ class Sampler {
   // the timed stream had finished. Near zero unless the timed call left work behind: in process,
   // on another stream (cudaDeviceSynchronize waits for it); in a judge, in the runner's context
   // (an empty kernel of ours waits for the GPU's time slice).
+  // Call after sample_ms: "" when no writable memory of the sample's calls changed between its
+  // prepare and the window, else the failure, naming `whose` call it was.
+  std::string prewindow_verdict(const std::string& whose) { return prewindow_.verdict(stream_, calls_, whose); }
+
   double outstanding_ms() const {
     if (judge_) return idle_probe_ms(stream_);
     const Clock::time_point before = Clock::now();
@@ -224,6 +307,7 @@ class Sampler {
   StreamFan fan_;
   int calls_ = 1;
   std::function<void(int)> use_replica_;
+  PreWindowCheck prewindow_;
   L2Flusher flusher_;
   EventTimer timer_;
   double median_ping_ms(remote::Side side) {
@@ -324,7 +408,12 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
   };
   double busy_before = 0;
   const double ms = sampler.sample_ms(call, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
+  const std::string written_early = sampler.prewindow_verdict("a timed call");
   charge_busy_device(busy_before, "before your call started", result);
+  if (!written_early.empty()) {
+    result.integrity_failure = "sample " + std::to_string(round + 1) + ": " + written_early;
+    return ms;
+  }
   if (const std::string failed = describe_student_status(status); !failed.empty()) {
     result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
     return ms;
@@ -356,8 +445,15 @@ double solution_sample(Sampler& sampler, const Workload& work, int round, std::u
   std::vector<std::uint64_t> sums;
   const double ms =
       sampler.sample_ms(work.solution, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
+  const std::string written_early = sampler.prewindow_verdict("the reference's timed call");
   charge_busy_device(busy_before, "while the reference was about to run", result);
   static_cast<void>(output_seal.check(stream));
+  if (!written_early.empty()) {
+    // Only the student's runner holds that memory besides the judge (and the trusted runners).
+    result.integrity_failure = "sample " + std::to_string(round + 1) + ": " + written_early +
+                               "; only your code holds that memory besides the grader";
+    return ms;
+  }
   if (const SealedInput* input = changed_input(work, sums)) {
     result.integrity_failure = "the input " + input->name + " changed while the reference ran on sample " +
                                std::to_string(round + 1) + " (only your code holds it besides the grader)";

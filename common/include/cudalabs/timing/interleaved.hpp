@@ -11,6 +11,9 @@
 //   prepare(seed of this round)  fresh inputs, poisoned outputs (untimed; both sides of a round
 //                                get the same seed, so they time the same data)
 //   seal                         keyed checksums of the inputs, held on the host (student side)
+//   pre-window check             in a judge: the memory the calls write, checksummed right behind
+//                                each replica's prepare and again here, compared after the sample
+//                                (timing/prewindow_ranges.hpp): written in between fails it
 //   L2 flush                     persisting-L2 lines and limit reset first (l2_flush.hpp)
 //   event start, launch, event stop, wait for the stop event
 //   (a pipeline on several streams: the side streams wait for the start event and the stop

@@ -290,6 +290,7 @@ LabConfig load_lab_config(const fs::path& file) {
       lab.late = detail::read_late_policy(*top, diagnostics);
       lab.service = detail::read_service_policy(*top);
       const TestsRead tests = read_tests(*top, diagnostics, lab);
+      detail::check_sanitizer_skips(*top, lab, diagnostics);
       lab.performance_line = line_of(top->key_mark("performance").value_or(YAML::Mark::null_mark()));
       detail::PerformanceRead performance = detail::read_performance(*top, diagnostics);
       lab.performance = performance.cases;

@@ -729,6 +729,15 @@ TEST(KernelRequirementsConfig, UnknownUseAndMissingWhyAreReported) {
                                     {7, 5, "kernels[1].why", {"missing required key 'why'"}}});
 }
 
+TEST(SanitizerConfig, SkipNamesTestsOfTheLab) {
+  EXPECT_TRUE(load_lab_config(lab_fixture("sanitizer_lab")).sanitizer.skip.empty());
+  const LabConfig matmul = load_lab_config(kRepoRoot / "config" / "labs" / "03_matmul.yaml");
+  EXPECT_EQ(matmul.sanitizer.skip, (std::vector<std::string>{"Matmul.Largest4096", "MatmulTiled.Largest4096"}));
+  EXPECT_FALSE(matmul.sanitizer.required);
+  expect_lab_errors("bad_sanitizer_skip",
+                    {{5, 33, "sanitizer.skip[1]", {"'Basic.Wroks' is not one of this lab's tests", "Basic.Works"}}});
+}
+
 TEST(SanitizerConfig, BadValueAndUnknownSubKeyAreReported) {
   expect_lab_errors("bad_sanitizer", {{5, 23, "sanitizer.required", {"expected true or false", "'yes'"}},
                                       {5, 28, "sanitizer.tools", {"unknown key 'tools'"}}});

@@ -38,6 +38,22 @@ std::string public_lab_yaml(const std::filesystem::path& instructor_lab_yaml) {
     // What the reference must reach in the instructor's benchmarks: about the reference, not the
     // students' code, and it names the hidden timed cases.
     if (key == "reference_targets") continue;
+    if (key == "sanitizer" && entry.second.IsMap() && entry.second["skip"]) {
+      // Only the public tests of `skip:` (a hidden test's name is not the students' to see).
+      YAML::Node sanitizer = YAML::Clone(entry.second);
+      YAML::Node skip(YAML::NodeType::Sequence);
+      for (const YAML::Node& name : entry.second["skip"]) {
+        for (const auto& test : lab.tests) {
+          if (test.name == name.as<std::string>() && test.visibility == cudalabs::config::Visibility::Public) {
+            skip.push_back(name);
+          }
+        }
+      }
+      sanitizer.remove("skip");
+      if (skip.size() > 0) sanitizer["skip"] = skip;
+      if (sanitizer.size() > 0) released[key] = sanitizer;
+      continue;
+    }
     if (key == "tests" || key == "performance") {
       const YAML::Node kept = public_entries(entry.second);
       if (key == "tests" || kept.size() > 0) released[key] = kept;

@@ -51,7 +51,7 @@ void write_sanitizer_section(std::ostream& out, const GradeResult& report, bool 
   const Painter paint{color};
   const auto [ran, clean] = sanitizer_tally(report);
   if (ran == 0) return;
-  out << "\n" << paint("Sanitizer (memcheck, racecheck), each test alone:", "1") << "\n";
+  out << "\n" << paint("Sanitizer (memcheck, racecheck), each finding with its test:", "1") << "\n";
   out << fmt::format("  {} of {} tests clean\n", clean, ran);
   for (const auto& test : report.tests) {
     for (const auto& finding : test.sanitizer) {

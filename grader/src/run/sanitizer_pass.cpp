@@ -102,7 +102,7 @@ unsigned sanitizer_runs_at_once() {
     return static_cast<unsigned>(jobs);
   }
   const unsigned threads = std::thread::hardware_concurrency();
-  return std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns);
+  return std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns);
 }
 
 namespace {

@@ -333,13 +333,17 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
 namespace {
 
 void sanitize(SessionState& session) {
-  // Not Performance.*: far too slow under a sanitizer. Nor a test that timed out in the normal
-  // run: under the tool it would only time out again, twenty times later.
+  // Not Performance.*: far too slow under a sanitizer; nor the tests the lab's YAML leaves out
+  // (sanitizer.skip: at the timed size, their kernels run under the tool in the smaller tests).
+  // Nor a test that timed out in the normal run: under the tool it would only time out again,
+  // twenty times later.
+  const std::vector<std::string>& skip = session.lab.sanitizer.skip;
   std::vector<std::string> correctness;
   std::vector<std::string> timed_out;
   std::map<std::string, double> seconds;
   for (const TestOutcome& outcome : session.shared_run.outcomes) seconds[outcome.name] = outcome.seconds;
   for (const std::string& test : session.lab.test_names(session.only_public())) {
+    if (std::find(skip.begin(), skip.end(), test) != skip.end()) continue;
     const auto& outcomes = session.shared_run.outcomes;
     const auto outcome = std::find_if(outcomes.begin(), outcomes.end(), [&](const TestOutcome& o) { return o.name == test; });
     (outcome != outcomes.end() && outcome->status == TestStatus::TimedOut ? timed_out : correctness).push_back(test);

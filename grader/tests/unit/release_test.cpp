@@ -98,6 +98,14 @@ TEST_F(PublicLabYaml, CarriesThePreviewThresholdsAndNoHiddenOne) {
   EXPECT_NE(text.find("preview: true"), std::string::npos) << text;
 }
 
+TEST_F(PublicLabYaml, SanitizerSkipKeepsOnlyPublicTests) {
+  // Lab 03 leaves its two hidden full-size tests out of the sanitizer pass; the release names neither.
+  const std::string text = public_lab_yaml(kRoot / "config" / "labs" / "03_matmul.yaml");
+  EXPECT_EQ(text.find("Largest4096"), std::string::npos) << text;
+  EXPECT_EQ(text.find("skip"), std::string::npos) << text;
+  EXPECT_TRUE(released("03_matmul").sanitizer.skip.empty());
+}
+
 TEST_F(PublicLabYaml, EveryLabHasAValidReleaseCopy) {
   for (const auto& entry : fs::directory_iterator(kRoot / "config" / "labs")) {
     SCOPED_TRACE(entry.path().string());

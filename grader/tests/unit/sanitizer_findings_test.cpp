@@ -146,10 +146,10 @@ TEST(SanitizerRunsAtOnce, TheVariableSetsHowManyRunsGoSideBySide) {
   EXPECT_EQ(sanitizer_runs_at_once(), 12u);
 }
 
-TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerTwoThreadsUpToTheCap) {
+TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerFourThreadsUpToTheCap) {
   const ScopedVariable jobs("CUDALABS_SANITIZER_JOBS", "");
   const unsigned threads = std::thread::hardware_concurrency();
-  EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 2, 1u, kDefaultMaxSanitizerRuns));
+  EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns));
 }
 
 TEST(SanitizerShards, TheCostliestTestsGoToDifferentShardsInSuiteOrder) {

@@ -111,9 +111,10 @@ ProcessDeviceMemory::~ProcessDeviceMemory() {
   if (library_) ::dlclose(library_);
 }
 
-std::optional<std::size_t> ProcessDeviceMemory::bytes() {
+std::optional<std::size_t> ProcessDeviceMemory::bytes() { return bytes_of(static_cast<unsigned int>(::getpid())); }
+
+std::optional<std::size_t> ProcessDeviceMemory::bytes_of(unsigned int self) {
   if (!device_) return std::nullopt;
-  const unsigned int self = static_cast<unsigned int>(::getpid());
   NvmlReturn status = kNvmlSuccess;
   std::optional<unsigned long long> used;
   if (api_->processes_v2) {

@@ -35,6 +35,8 @@ class ProcessDeviceMemory {
   // Bytes this process holds on the GPU now; nullopt (with reason() set) when NVML does not list
   // this process or gives no figure for it.
   std::optional<std::size_t> bytes();
+  // The same for another process of this machine (a runner this judge started).
+  std::optional<std::size_t> bytes_of(unsigned int pid);
 
  private:
   struct Api;

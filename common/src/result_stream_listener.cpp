@@ -44,6 +44,10 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo& info) override {
     free_at_start_ = free_device_bytes();
     held_at_start_ = own_memory_ ? own_memory_->bytes() : std::nullopt;
+    // In a grade the student's allocations live in its runner, counted from the test's start.
+    runner_at_start_ = own_memory_ ? remote::student_runner_for_memory_check() : -1;
+    runner_held_at_start_ =
+        runner_at_start_ > 0 ? own_memory_->bytes_of(static_cast<unsigned int>(runner_at_start_)) : std::nullopt;
     emit(events::TestStart{full_name(info)});
   }
 
@@ -156,6 +160,11 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
         held_at_start_ && own_memory_ ? own_memory_->bytes() : std::nullopt;
     if (held_now) {
       leaked = *held_now > *held_at_start_ ? *held_now - *held_at_start_ : 0;
+      // The same runner as at the start (one restarted after a crash was charged for the crash).
+      if (runner_held_at_start_ && remote::student_runner_pid() == runner_at_start_) {
+        const std::optional<std::size_t> runner_now = own_memory_->bytes_of(static_cast<unsigned int>(runner_at_start_));
+        if (runner_now && *runner_now > *runner_held_at_start_) leaked += *runner_now - *runner_held_at_start_;
+      }
     } else if (free_now != 0 && free_now < free_at_start_) {
       leaked = free_at_start_ - free_now;
     }
@@ -200,6 +209,8 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     emit_result_event(events::to_line(event));
   }
 
+  int runner_at_start_ = -1;
+  std::optional<std::size_t> runner_held_at_start_;
   std::size_t free_at_start_ = 0;
   // This process's own device memory (NVML), when NVML lists it; see stop_if_memory_leaked.
   std::unique_ptr<ProcessDeviceMemory> own_memory_;

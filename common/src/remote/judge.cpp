@@ -381,6 +381,23 @@ std::uint64_t calls_made() noexcept { return judge().calls; }
 
 double last_call_host_ms() noexcept { return judge().last_transact_host_ms; }
 
+int student_runner_for_memory_check() noexcept {
+  if (!judge_mode()) return -1;
+  JudgeState& state = judge();
+  if (!state.student.running()) {
+    if (!runner_launcher(Side::student, false).empty() || !runner_launcher(Side::reference, false).empty()) return -1;
+    try {
+      state.runner(Side::student);
+    } catch (...) {
+      state.student.stop();
+      return -1;
+    }
+  }
+  return state.student.pid();
+}
+
+int student_runner_pid() noexcept { return judge_mode() && judge().student.running() ? judge().student.pid() : -1; }
+
 std::size_t take_crashed_runner_peak_bytes() noexcept { return std::exchange(judge().crashed_runner_peak_bytes, 0); }
 
 bool last_student_call_returned_while_busy() { return judge().last_student_returned_while_busy; }

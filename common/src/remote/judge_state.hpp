@@ -41,6 +41,7 @@ class Runner {
   }
   void pin_to(int cpu);  // -1: wherever the judge may run
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   bool under_tool() const { return running() && under_tool_; }
   void start();  // spawn, then wait until it is ready
   void spawn();  // start the process; its "ready" is read by the first transact or await_ready

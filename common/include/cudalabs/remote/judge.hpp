@@ -67,6 +67,15 @@ double last_call_host_ms() noexcept;
 // for that limit by the test's listener, as a test process would be.
 std::size_t take_crashed_runner_peak_bytes() noexcept;
 
+// The student's runner process, started now (and ready) if it is not yet, so that a test's leak
+// check can hold its device memory at the test's start against its memory at the end: the
+// student's allocations live there, not in the judge. -1 when this is no judge, when a tool
+// (--sanitize, --profile) starts the runners (each test's own), or when it cannot start (the
+// test's first call will say why).
+int student_runner_for_memory_check() noexcept;
+// The student's runner process if one runs (nothing is started), else -1.
+int student_runner_pid() noexcept;
+
 // Whether the last student call's work was still running on its runner's streams when the
 // function returned (lab 09's API must return without waiting). The one thing a runner reports
 // that the judge takes on its word: a runner taken over by the submission could claim it, and

@@ -59,27 +59,12 @@
 
 #include "../../common/src/filesystem_sandbox.hpp"
 #include "../../common/src/process_filter.hpp"
+#include "../../common/src/seccomp_notify.hpp"
 #include "cudalabs/confine_process.hpp"
 #include "proc_write_probe.hpp"
 
 cudaError_t proc_write_probe_launch(int* data, int n);  // proc_write_probe_kernel.cu
 
-#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
-#endif
-#ifndef SECCOMP_IOCTL_NOTIF_ADDFD
-struct seccomp_notif_addfd {
-  __u64 id;
-  __u32 flags;
-  __u32 srcfd;
-  __u32 newfd;
-  __u32 newfd_flags;
-};
-#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
-#endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
 
 namespace proc_write_probe {
 
@@ -1292,7 +1277,7 @@ int main(int argc, char** argv) {
       std::printf("     starts after confinement. A broker works (G%s): labgrade or the judge opens\n",
                   full ? "; K, with the seccomp filter too" : "");
       std::printf("     /proc/<pid>/task/<tid>/comm for the test process (seccomp user notification, NOTIF_ADDFD).\n");
-      std::printf("     Keep kWholeProcess until that exists.\n");
+      std::printf("     A grade's runners are confined that way (common/src/procfs_broker.hpp; labgrade --version).\n");
     } else {
       std::printf("  => none of the narrowed policies runs CUDA with mem read-only: keep kWholeProcess; see the rows.\n");
     }
@@ -1302,9 +1287,10 @@ int main(int argc, char** argv) {
     }
   }
   if (memory_safe(row("J"))) {
-    std::printf("  - this build's test processes cannot write their mem files (J).\n");
+    std::printf("  - this build's in-process test processes (the self-check harness) cannot write their mem files (J).\n");
   } else {
-    std::printf("  - this build's test processes CAN write their mem files (J: %s).\n", row("J").memory.c_str());
+    std::printf("  - this build's in-process test processes (the self-check harness; a grade's runners are\n"
+                "    brokered) CAN write their mem files (J: %s).\n", row("J").memory.c_str());
   }
 
   if (exporter.keep_alive >= 0) ::close(exporter.keep_alive);

@@ -27,23 +27,7 @@
 #include "filesystem_sandbox.hpp"
 #include "process_filter.hpp"
 
-// Spelled out where the build machine's kernel headers predate them (the running kernel decides).
-#ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
-#define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
-#endif
-#if defined(__x86_64__) && !defined(SECCOMP_IOCTL_NOTIF_ADDFD)
-struct seccomp_notif_addfd {
-  __u64 id;
-  __u32 flags;
-  __u32 srcfd;
-  __u32 newfd;
-  __u32 newfd_flags;
-};
-#define SECCOMP_IOCTL_NOTIF_ADDFD SECCOMP_IOW(3, struct seccomp_notif_addfd)
-#endif
-#ifndef SECCOMP_ADDFD_FLAG_SEND
-#define SECCOMP_ADDFD_FLAG_SEND (1UL << 1)
-#endif
+#include "seccomp_notify.hpp"
 
 namespace cudalabs {
 namespace {

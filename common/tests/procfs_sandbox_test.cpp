@@ -653,31 +653,39 @@ TEST_F(ProcfsBrokerTest, PathSwappedWhileCheckedNeverOpensAMemFile) {
             "");
 }
 
+// A child that installs the broker's filter, sends its listener over `socket` (as a runner does
+// from .preinit_array), then exits with what `rest` returns.
+template <typename Rest>
+pid_t fork_filtered_child(int socket, Rest rest) {
+  const pid_t child = ::fork();
+  if (child != 0) return child;
+  const int listener = cudalabs::install_procfs_broker_filter();
+  const char hello = 'L';
+  if (listener < 0 || !cudalabs::send_with_descriptor(socket, &hello, 1, listener)) ::_exit(2);
+  ::close(listener);
+  ::_exit(rest());
+}
+
 // (c) Read-only opens never wait for the judge: the filter notifies only opens that write,
 // create or truncate. Here nobody serves the listener until the child has read.
 TEST_F(ProcfsBrokerTest, OnlyOpensForWritingReachTheJudge) {
   int sockets[2], go[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets), 0);
   ASSERT_EQ(::pipe(go), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    const int listener = cudalabs::install_procfs_broker_filter();
-    const char hello = 'L';
-    if (listener < 0 || !cudalabs::send_with_descriptor(sockets[1], &hello, 1, listener)) ::_exit(2);
-    ::close(listener);
+  const pid_t child = fork_filtered_child(sockets[1], [&] {
     for (const char* path : {"/proc/self/maps", "/proc/self/status", "/proc/self/mem", "/proc/self/comm", "/etc/passwd"}) {
       const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0) ::_exit(3);
+      if (fd < 0) return 3;
       ::close(fd);
     }
     const int path_only = ::open("/proc/self/mem", O_PATH | O_CLOEXEC);
     const int dir = ::openat(AT_FDCWD, "/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (path_only < 0 || dir < 0) ::_exit(4);
+    if (path_only < 0 || dir < 0) return 4;
     char byte = 0;
-    if (::write(sockets[1], "r", 1) != 1 || ::read(go[0], &byte, 1) != 1) ::_exit(5);
+    if (::write(sockets[1], "r", 1) != 1 || ::read(go[0], &byte, 1) != 1) return 5;
     const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);  // waits for the judge's answer
-    ::_exit(null >= 0 ? 0 : 6);
-  }
+    return null >= 0 ? 0 : 6;
+  });
   ::close(go[0]);
   char message = 0;
   int listener = -1;
@@ -704,16 +712,11 @@ TEST_F(ProcfsBrokerTest, OnlyOpensForWritingReachTheJudge) {
 TEST_F(ProcfsBrokerTest, BrokerStopsWhenTheRunnerEnds) {
   int sockets[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets), 0);
-  const pid_t child = ::fork();
-  if (child == 0) {
-    const int listener = cudalabs::install_procfs_broker_filter();
-    const char hello = 'L';
-    if (listener < 0 || !cudalabs::send_with_descriptor(sockets[1], &hello, 1, listener)) ::_exit(2);
-    ::close(listener);
+  const pid_t child = fork_filtered_child(sockets[1], [&] {
     char byte = 0;
     static_cast<void>(::read(sockets[1], &byte, 1));
-    ::_exit(0);
-  }
+    return 0;
+  });
   char message = 0;
   int listener = -1;
   ASSERT_EQ(cudalabs::receive_with_descriptor(sockets[0], &message, 1, &listener), 1);

@@ -142,9 +142,9 @@ struct Shard {
   bool spans_tests;  // one tool run for all its tests (first round) or one per test (second)
 };
 
-
-// Runs every shard, sanitizer_runs_at_once() at a time; the findings by test, per shard.
-// A shard that spans its tests yields one finding for all of them, under the key "".
+// Runs every shard, sanitizer_runs_at_once() at a time; the findings by test, per shard. Every
+// test of a shard that spans its tests gets the shard's one verdict (clean only if the whole run
+// was); a shard's test missing from its map did not run to its end.
 std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInvocation& normal,
                                                                 const std::filesystem::path& sanitizer,
                                                                 const std::vector<Shard>& shards, StudentCode where) {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cpu_partition.hpp"
 #include "filesystem_sandbox.hpp"
 #include "procfs_broker.hpp"
 #include "process_filter.hpp"
@@ -19,6 +20,8 @@ std::vector<Protection> test_process_protections() {
   };
   const char* no_broker = procfs_broker_unavailable();
   const bool memory_files_writable = procfs_memory_writable(default_procfs_writes());
+  const std::vector<remote::Core> cores = remote::allowed_cores();
+  const bool separate_cores = remote::partition_cores(cores).pins();
   return {
       {"verdict out of student code's reach: the hidden suite, reference, expected outputs, clock and result "
        "channel live in a judge process that never maps student code; each call runs in a confined runner",
@@ -43,6 +46,14 @@ std::vector<Protection> test_process_protections() {
        : abi >= 1 && !memory_files_writable
            ? std::string(no_broker) + "; runners get no /proc write at all instead (CUDALABS_PROCFS_WRITES)"
            : std::string(no_broker) + "; runners can write their own /proc/<pid> tree"},
+      {"the student's runner keeps to cores of its own, which the judge and the reference are never timed on; "
+       "it cannot move its threads or raise them (sched_setaffinity, sched_setattr, setpriority)",
+       "CPU affinity from the judge + seccomp filter", seccomp && separate_cores,
+       !seccomp ? no_seccomp
+       : separate_cores ? ""
+                        : "this process may use " + std::to_string(cores.size()) +
+                              " physical core(s), fewer than the 4 that keep the student's runner apart from the "
+                              "judge, the reference and the checker while timed"},
       {"host memory per test process (course.yaml host_memory_gib)", "RLIMIT_DATA", true, ""},
       {"student library exports only the lab's API (student::*)", "linker version script", true, ""},
       {"test program's relocations read-only before student code runs", "full RELRO, bind now", true, ""},

@@ -26,6 +26,10 @@ constexpr unsigned kRefusedCalls[] = {
     __NR_ptrace,         __NR_process_vm_readv, __NR_process_vm_writev, 438 /* pidfd_getfd */,    // other processes
     425 /* io_uring_setup */, 426 /* io_uring_enter */, 427 /* io_uring_register */,              // bypasses seccomp
     __NR_unshare,        __NR_setns,                                                            // namespaces
+    // Its CPUs and its standing with the scheduler stay as the judge started it: a thread moved
+    // onto the reference's core, or raised above it, would slow the reference while it is timed.
+    __NR_sched_setaffinity, __NR_sched_setscheduler, __NR_sched_setparam, __NR_sched_setattr,
+    __NR_setpriority,
 };
 constexpr unsigned kCount = sizeof kRefusedCalls / sizeof kRefusedCalls[0];
 

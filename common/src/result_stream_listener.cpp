@@ -27,6 +27,7 @@ constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 class ResultStreamListener : public ::testing::EmptyTestEventListener {
  public:
   void OnTestProgramStart(const ::testing::UnitTest&) override {
+    remote::start_runners_ahead();  // their start overlaps this process's own CUDA start below
     events::Environment event;
     event.cuda_device = cuda_device_available(&event.reason);
     if (event.cuda_device) {

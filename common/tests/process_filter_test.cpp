@@ -4,7 +4,10 @@
 // no writes outside the scratch directory, while threads keep working.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,6 +18,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -65,6 +69,30 @@ TEST(ProcessFilter, PosixSpawnFails) {
               pid_t pid = 0;
               char* const argv[] = {const_cast<char*>("/bin/true"), nullptr};
               return ::posix_spawn(&pid, "/bin/true", nullptr, nullptr, argv, environ) != 0 ? 0 : 1;
+            }),
+            0);
+}
+
+// A runner's CPUs are the judge's choice (cpu_partition.hpp): no call that widens them, moves a
+// thread elsewhere or raises it above the reference's, by glibc's wrappers or raw calls; reading
+// them still works (CUDA and the C++ library ask how many CPUs they have).
+TEST(ProcessFilter, SchedulingStaysAsTheJudgeSetIt) {
+  EXPECT_EQ(exit_code_under_filter([] {
+              cpu_set_t set;
+              if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+              if (::sched_setaffinity(0, sizeof set, &set) != -1 || errno != EPERM) return 2;
+              std::thread other([&] {
+                const bool refused = ::pthread_setaffinity_np(pthread_self(), sizeof set, &set) == EPERM;
+                if (!refused) std::abort();
+              });
+              other.join();
+              sched_param param{};
+              if (::sched_setscheduler(0, SCHED_BATCH, &param) != -1 || errno != EPERM) return 3;
+              if (::sched_setparam(0, &param) != -1 || errno != EPERM) return 4;
+              if (::syscall(SYS_sched_setattr, 0, nullptr, 0) != -1 || errno != EPERM) return 5;
+              if (::setpriority(PRIO_PROCESS, 0, 5) != -1 || errno != EPERM) return 6;
+              if (::syscall(SYS_sched_setaffinity, 0, sizeof set, &set) != -1 || errno != EPERM) return 7;
+              return std::thread::hardware_concurrency() > 0 ? 0 : 8;
             }),
             0);
 }
@@ -134,6 +162,14 @@ class FilesystemSandbox : public ::testing::Test {
     ASSERT_GE(fd, 0);
     ASSERT_EQ(::write(fd, "lab: x\n", 7), 7);
     ::close(fd);
+  }
+
+  // What the confined children wrote goes with the test, so no run leaves a folder behind.
+  void TearDown() override {
+    std::error_code ignored;
+    for (const std::string& dir : {scratch_, outside_}) {
+      if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+    }
   }
 
   static std::string make_dir(const char* name) {

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -158,6 +159,12 @@ class ProcfsSandbox : public ::testing::Test {
     std::string pattern = ::testing::TempDir() + "cudalabs_procfs_XXXXXX";
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     scratch_ = pattern;
+  }
+
+  // What the confined children wrote goes with the test, so no run leaves a folder behind.
+  void TearDown() override {
+    std::error_code ignored;
+    if (!scratch_.empty()) std::filesystem::remove_all(scratch_, ignored);
   }
 
   // Runs `body(findings, early_thread)` in a child: one thread started before confinement, then

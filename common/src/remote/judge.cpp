@@ -226,7 +226,15 @@ void Runner::spawn() {
   for (std::string& v : variables) envp.push_back(v.data());
   envp.push_back(nullptr);
   pid_t pid = -1;
+  // The child inherits this thread's CPUs, so every thread it ever starts stays on its home ones
+  // (and its filter refuses to widen them: cpu_partition.hpp). This thread gets its own back.
+  cpu_set_t own;
+  const bool moved = !home_.empty() && ::sched_getaffinity(0, sizeof own, &own) == 0 && [&] {
+    const cpu_set_t home = cpu_set_of(home_);
+    return ::sched_setaffinity(0, sizeof home, &home) == 0;
+  }();
   const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
+  if (moved) static_cast<void>(::sched_setaffinity(0, sizeof own, &own));
   posix_spawn_file_actions_destroy(&actions);
   ::close(pair[1]);
   if (spawned != 0) {
@@ -266,21 +274,20 @@ void Runner::take_confinement_message() {
   if (listener >= 0 && !broker_.start(listener, pid_)) fail("could not be served: starting its /proc broker failed");
 }
 
-void Runner::pin_to(int cpu) {
+void Runner::pin_to(int cpu, std::vector<int> others) {
   cpu_ = cpu;
+  pinned_others_ = std::move(others);
   apply_pin();
 }
 
 void Runner::apply_pin() {
   if (pid_ <= 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
+  const std::vector<int>& home = home_.empty() ? judge().allowed_cpus : home_;
   if (cpu_ >= 0) {
-    CPU_SET(cpu_, &set);
-  } else if (::sched_getaffinity(0, sizeof set, &set) != 0) {
-    return;
+    set_thread_affinities(pid_, pinned_others_.empty() ? home : pinned_others_, cpu_);
+  } else {
+    set_thread_affinities(pid_, home, -1);
   }
-  static_cast<void>(::sched_setaffinity(pid_, sizeof set, &set));
 }
 
 void Runner::await_ready() {
@@ -396,6 +403,17 @@ int student_runner_for_memory_check() noexcept {
   return state.student.pid();
 }
 
+void start_runners_ahead() noexcept {
+  if (!judge_mode()) return;
+  if (!runner_launcher(Side::student, false).empty() || !runner_launcher(Side::reference, false).empty()) return;
+  JudgeState& state = judge();
+  try {
+    for (Runner* each : {&state.student, &state.reference, &state.checker}) each->spawn();
+  } catch (...) {
+    // Whatever did not start is started on first use, where a failure is reported with its test.
+  }
+}
+
 int student_runner_pid() noexcept { return judge_mode() && judge().student.running() ? judge().student.pid() : -1; }
 
 std::size_t take_crashed_runner_peak_bytes() noexcept { return std::exchange(judge().crashed_runner_peak_bytes, 0); }
@@ -415,6 +433,10 @@ void register_judge(const char* lab_id) {
   std::string directory = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string("./x");
   directory.erase(directory.rfind('/') + 1);
   state.lab_id = lab_id;
+  const std::vector<Core> cores = allowed_cores();
+  for (const Core& core : cores) state.allowed_cpus.insert(state.allowed_cpus.end(), core.begin(), core.end());
+  state.cpus = partition_cores(cores);
+  state.student.set_home(state.cpus.student);
   state.student.configure(Side::student, directory + "lab_" + lab_id + "_student_runner");
   state.reference.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
   state.checker.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
@@ -537,28 +559,23 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 }  // namespace detail
 
 // The clock brackets each call's host path (request, launch, reply): while timed cases run (alone
-// on the GPU), the judge and the two timed runners each get a core of their own, every other one
-// of the allowed (so not two hardware threads of one core where siblings are numbered next to
-// each other), when there are enough; otherwise where a runner lands tilts the ratio one way or
-// the other (seen on the H100 machine: the same solution at 1.00-1.07 of itself from run to run).
+// on the GPU), the judge and the two timed runners each get a core of their own (the physical
+// core: no hardware thread of it shared), when there are enough; otherwise where a runner lands
+// tilts the ratio one way or the other (seen on the H100 machine: the same solution at 1.00-1.07
+// of itself from run to run). The student's runner never leaves its own cores (cpu_partition.hpp).
 TimingPin::TimingPin() {
   JudgeState& state = judge();
   if (!judge_mode()) return;
   state.timing = true;
   active_ = true;
   if (const char* pin = std::getenv("CUDALABS_TIMING_PIN"); pin != nullptr && std::strcmp(pin, "0") == 0) return;
-  if (::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0 || CPU_COUNT(&saved_) < 8) return;
-  std::vector<int> cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &saved_)) cpus.push_back(cpu);
-  }
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  CPU_SET(cpus[0], &mine);
+  const CpuPartition& cpus = state.cpus;
+  if (!cpus.pins() || ::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0) return;
+  const cpu_set_t mine = cpu_set_of({cpus.judge_cpu});
   if (::sched_setaffinity(0, sizeof mine, &mine) != 0) return;
-  state.student.pin_to(cpus[2]);
-  state.reference.pin_to(cpus[4]);
-  state.checker.pin_to(cpus[6]);
+  state.student.pin_to(cpus.student_cpu);
+  state.reference.pin_to(cpus.reference_cpu, cpus.reference_core);
+  state.checker.pin_to(cpus.checker_cpu, cpus.checker_core);
   pinned_ = true;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../procfs_broker.hpp"
+#include "../cpu_partition.hpp"
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/shared_host_memory.hpp"
 
@@ -39,7 +40,11 @@ class Runner {
     side_ = side;
     executable_ = std::move(executable);
   }
-  void pin_to(int cpu);  // -1: wherever the judge may run
+  // The CPUs of all its threads while not pinned, its process started on them (for the student's
+  // runner: cores of its own, cpu_partition.hpp); empty: wherever the judge may run.
+  void set_home(std::vector<int> cpus) { home_ = std::move(cpus); }
+  // While timed: its main thread on `cpu`, its other threads on `others` (empty: home); -1: home.
+  void pin_to(int cpu, std::vector<int> others = {});
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
   bool under_tool() const { return running() && under_tool_; }
@@ -68,7 +73,9 @@ class Runner {
   bool under_tool_ = false;  // started through runner_launcher()
   int fd_ = -1;
   bool awaiting_ready_ = false;
-  int cpu_ = -1;  // the core it runs on, or -1 for the scheduler's choice
+  int cpu_ = -1;  // the CPU its main thread is pinned to, or -1 for its home
+  std::vector<int> home_;
+  std::vector<int> pinned_others_;
   std::uint64_t sequence_ = 0;
   std::set<std::uint32_t> segments_sent_;
   ProcfsBroker broker_;  // names the threads of a confined runner (common/src/procfs_broker.hpp)
@@ -79,6 +86,8 @@ struct JudgeState {
   Runner student;
   Runner reference;
   Runner checker;         // Side::reference inside a CheckingScope
+  std::vector<int> allowed_cpus;  // this process's CPUs when it started
+  CpuPartition cpus;              // the student's runner's cores and TimingPin's CPUs
   bool checking = false;
   bool timing = false;    // a TimingPin lives: runners poll longer between requests
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID

@@ -190,15 +190,25 @@ class SampleTrace {
   SampleTrace(const SampleTrace&) = delete;
   SampleTrace& operator=(const SampleTrace&) = delete;
 
+  // Each line ends with the wall-clock milliseconds since the trace was opened: where a case's
+  // time goes between its samples (preparing, checking, the runners' mapping of new buffers).
   void note(const char* text) {
-    if (file_) std::fprintf(file_, "# %s\n", text);
+    if (file_) std::fprintf(file_, "# %s (at %.1f ms)\n", text, wall_ms());
   }
   void sample(int round, const char* side, double raw_ms, double scored_ms) {
-    if (file_) std::fprintf(file_, "%d %s %.5f %.5f %.5f\n", round, side, raw_ms, scored_ms, remote::last_call_host_ms());
+    if (file_) {
+      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f\n", round, side, raw_ms, scored_ms, remote::last_call_host_ms(),
+                   wall_ms());
+    }
   }
 
  private:
+  double wall_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opened_).count();
+  }
+
   std::FILE* file_ = nullptr;
+  std::chrono::steady_clock::time_point opened_ = std::chrono::steady_clock::now();
 };
 
 // The per-sample procedure shared by paired and single measurements.
@@ -516,6 +526,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   Sampler sampler(work.prepare, stream, work.side_streams, work.calls_per_sample, work.use_replica);
   SampleTrace trace;
   sampler.trace = &trace;
+  trace.note("warm-up");
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
     sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);

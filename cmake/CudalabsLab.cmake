@@ -91,6 +91,9 @@ function(cudalabs_add_lab lab_id)
     target_compile_definitions(lab_${lab_id}_solution PRIVATE LAB_IMPL=solution)
     target_include_directories(lab_${lab_id}_solution PRIVATE "${lab_dir}")
     target_link_libraries(lab_${lab_id}_solution PRIVATE cudalabs::common)
+    # Built as labgrade builds a submission (grader/src/build/build_recipe.cpp): split compilation
+    # schedules a kernel's machine code a little differently, so both sides of a ratio get it.
+    target_compile_options(lab_${lab_id}_solution PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--split-compile=0>)
 
     # The grade harness is a judge: it links neither the submission nor the solution. Each call of
     # the lab's API goes to a runner (lab_calls.def lists the API once for all three).

@@ -185,5 +185,11 @@ TEST(StudentBuildCommands, AskForEachKernelsResources) {
   EXPECT_NE(std::find(command.begin(), command.end(), "--resource-usage"), command.end());
 }
 
+// The device-side compile runs on every core (lab 08's 40 kernels), as the reference's does.
+TEST(StudentBuildCommands, SplitTheDeviceCompileOverEveryCore) {
+  const auto command = student_compile_command(sample_recipe(), "a.cu", "a.o");
+  EXPECT_NE(std::find(command.begin(), command.end(), "--split-compile=0"), command.end());
+}
+
 }  // namespace
 }  // namespace labgrade

@@ -14,6 +14,7 @@ struct BuildRecipe {
   std::string host_compiler;
   std::vector<std::string> cuda_architectures;
   std::string cuda_standard;
+  std::vector<std::string> device_compile_flags;  // also the reference's (CUDALABS_DEVICE_COMPILE_FLAGS)
   std::vector<std::string> include_dirs;
   std::string student_library;    // file name the harnesses load, e.g. liblab_01_vector_add_student.so
   std::string version_script;     // linker map exporting only namespace student (cmake/student_library.map)

@@ -74,12 +74,13 @@ class BuildRecipeFile : public ::testing::Test {
 
 TEST_F(BuildRecipeFile, LoadsEveryField) {
   const auto file = write(R"({"lab":"01_vector_add","nvcc":"/n","host_compiler":"","cuda_architectures":["80","90"],
-    "cuda_standard":"17","include_dirs":["/a"],"student_library":"liblab.so","version_script":"/c/student_library.map",
+    "cuda_standard":"17","device_compile_flags":["--split-compile=8"],"include_dirs":["/a"],"student_library":"liblab.so","version_script":"/c/student_library.map",
     "selfcheck_harness":"/s","grade_harness":""})");
   const BuildRecipe recipe = load_build_recipe(file);
   EXPECT_EQ(recipe.lab, "01_vector_add");
   EXPECT_EQ(recipe.cuda_architectures, (std::vector<std::string>{"80", "90"}));
   EXPECT_EQ(recipe.student_library, "liblab.so");
+  EXPECT_EQ(recipe.device_compile_flags, (std::vector<std::string>{"--split-compile=8"}));
   EXPECT_EQ(recipe.version_script, "/c/student_library.map");
   EXPECT_TRUE(recipe.grade_harness.empty());
 }
@@ -185,10 +186,12 @@ TEST(StudentBuildCommands, AskForEachKernelsResources) {
   EXPECT_NE(std::find(command.begin(), command.end(), "--resource-usage"), command.end());
 }
 
-// The device-side compile runs on every core (lab 08's 40 kernels), as the reference's does.
-TEST(StudentBuildCommands, SplitTheDeviceCompileOverEveryCore) {
-  const auto command = student_compile_command(sample_recipe(), "a.cu", "a.o");
-  EXPECT_NE(std::find(command.begin(), command.end(), "--split-compile=0"), command.end());
+// The submission is compiled with the reference's device flags (CUDALABS_DEVICE_COMPILE_FLAGS).
+TEST(StudentBuildCommands, TakeTheReferencesDeviceFlags) {
+  BuildRecipe recipe = sample_recipe();
+  recipe.device_compile_flags = {"--split-compile=8"};
+  const auto command = student_compile_command(recipe, "a.cu", "a.o");
+  EXPECT_NE(std::find(command.begin(), command.end(), "--split-compile=8"), command.end());
 }
 
 }  // namespace

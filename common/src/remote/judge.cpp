@@ -375,9 +375,13 @@ JudgeState& judge() {
 }
 
 Runner& JudgeState::runner(Side side) {
-  // Each runner initialises CUDA (a few hundred milliseconds): all three at once, on first use.
-  for (Runner* each : {&student, &reference, &checker}) each->spawn();
+  // Each runner initialises CUDA (a few hundred milliseconds): the two every test calls at once,
+  // on first use; the checker (timed samples' expected outputs) only when it is called. Fewer
+  // contexts on a GPU that a batch's correctness tests share (each one costs every other a turn).
+  student.spawn();
+  reference.spawn();
   Runner& chosen = side == Side::student ? student : checking ? checker : reference;
+  chosen.spawn();
   chosen.await_ready();
   return chosen;
 }
@@ -403,12 +407,14 @@ int student_runner_for_memory_check() noexcept {
   return state.student.pid();
 }
 
-void start_runners_ahead() noexcept {
+void start_runners_ahead(bool timed_cases_ahead) noexcept {
   if (!judge_mode()) return;
   if (!runner_launcher(Side::student, false).empty() || !runner_launcher(Side::reference, false).empty()) return;
   JudgeState& state = judge();
   try {
-    for (Runner* each : {&state.student, &state.reference, &state.checker}) each->spawn();
+    state.student.spawn();
+    state.reference.spawn();
+    if (timed_cases_ahead) state.checker.spawn();
   } catch (...) {
     // Whatever did not start is started on first use, where a failure is reported with its test.
   }

@@ -73,9 +73,11 @@ std::size_t take_crashed_runner_peak_bytes() noexcept;
 // (--sanitize, --profile) starts the runners (each test's own), or when it cannot start (the
 // test's first call will say why).
 int student_runner_for_memory_check() noexcept;
-// In a judge whose runners start through no tool: starts all three now, without waiting for them,
-// so their CUDA initialisation overlaps the judge's own (called before the judge first touches CUDA).
-void start_runners_ahead() noexcept;
+// In a judge whose runners start through no tool: starts the student's and the reference's runners
+// now, and the checker too when timed cases will run (it makes their samples' expected outputs),
+// without waiting for them, so their CUDA initialisation overlaps the judge's own (called before
+// the judge first touches CUDA). Every runner not started here starts on first use.
+void start_runners_ahead(bool timed_cases_ahead) noexcept;
 // The student's runner process if one runs (nothing is started), else -1.
 int student_runner_pid() noexcept;
 

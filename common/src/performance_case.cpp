@@ -91,6 +91,14 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
   timing::SamplingPolicy policy = policy_from(course.timing);
+  // Rounds past the point where the case's points are the same anywhere in the intervals would
+  // change no point: the measurement stops there (the report says so, beside the interval).
+  policy.settled = [&](const timing::SampleSummary& student_ms, const timing::SampleSummary& ratio) {
+    timing::PairedResult so_far;
+    so_far.student_ms = student_ms;
+    so_far.ratio = ratio;
+    return config::points_settled(*spec, config::figure_for(kind, timings_of(so_far, work, peak_bandwidth_gbs)), device);
+  };
   const timing::DeviceCeilings ceilings = device_ceilings(work, peak_bandwidth_gbs);
   timing::Workload workload = work.workload;
   // A pipeline is compared with the slowest of its stages, which takes the solution's place.
@@ -150,6 +158,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.solution_ms = summary_of(result.solution_ms);
   event.ratio = summary_of(result.ratio);
   event.target_met = result.target_met;
+  event.points_settled = result.settled;
   event.rounds = result.rounds;
   event.remeasured = attempts;
   event.seconds = result.seconds_spent;
@@ -181,7 +190,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   const std::string figures = fmt::format(
       "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}{}){}{}", result.student_ms.median,
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
-      result.solution_ms.median, result.rounds, result.target_met ? "" : ", precision target not reached",
+      result.solution_ms.median, result.rounds,
+      result.target_met ? "" : result.settled ? ", enough to settle the points" : ", precision target not reached",
       judged_through_runners && attempts > 0
           ? fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1)
           : std::string(),

@@ -12,6 +12,7 @@ namespace {
 
 using cudalabs::timing::SampleSummary;
 using cudalabs::timing::SamplingPolicy;
+using cudalabs::timing::paired_stop;
 using cudalabs::timing::should_stop;
 using cudalabs::timing::validate;
 
@@ -147,6 +148,56 @@ TEST(SamplingPolicyValidation, RejectsNonsenseNamingTheField) {
   policy = SamplingPolicy{};
   policy.confidence = nan;
   EXPECT_NE(rejection(policy).find("confidence"), std::string::npos);
+}
+
+// --- paired_stop: a graded case stops once its points are settled ------------------------------
+
+// Settled when the ratio's whole interval lies at or below 1.1 (as a case's full points would be).
+SamplingPolicy settled_below_1_1() {
+  SamplingPolicy policy;
+  policy.settled = [](const SampleSummary&, const SampleSummary& ratio) { return ratio.ci.high <= 1.1; };
+  return policy;
+}
+
+TEST(PairedStop, StopsOnceSettledEvenWhenImprecise) {
+  const auto decision = paired_stop(tracked(10, 0.5), tracked(10, 0.05), 0.1, settled_below_1_1());
+  EXPECT_TRUE(decision.stop);
+  EXPECT_TRUE(decision.settled);
+  EXPECT_FALSE(decision.target_met);  // the interval is still 5%: only the points are settled
+}
+
+TEST(PairedStop, NeverBeforeMinSamples) {
+  const auto decision = paired_stop(tracked(9, 0.5), tracked(9, 0.05), 0.1, settled_below_1_1());
+  EXPECT_FALSE(decision.stop);
+  EXPECT_FALSE(decision.settled);
+}
+
+TEST(PairedStop, GoesOnWhileTheIntervalCouldStillMoveThePoints) {
+  const auto decision = paired_stop(tracked(10, 0.5), tracked(10, 0.2), 0.1, settled_below_1_1());
+  EXPECT_FALSE(decision.stop);
+  EXPECT_FALSE(decision.settled);
+}
+
+TEST(PairedStop, ThePrecisionTargetStillCountsAsMet) {
+  const auto decision = paired_stop(tracked(10, 0.5), tracked(10, 0.005), 0.1, settled_below_1_1());
+  EXPECT_TRUE(decision.stop);
+  EXPECT_TRUE(decision.target_met);
+  EXPECT_FALSE(decision.settled);  // not asked: the interval met the target first
+}
+
+TEST(PairedStop, WithoutASettledTestItIsShouldStop) {
+  const SamplingPolicy policy;
+  EXPECT_FALSE(paired_stop(tracked(10, 0.5), tracked(10, 0.05), 0.1, policy).stop);
+  const auto out_of_time = paired_stop(tracked(10, 0.5), tracked(10, 0.05), 2.5, policy);
+  EXPECT_TRUE(out_of_time.stop);
+  EXPECT_FALSE(out_of_time.target_met);
+  EXPECT_FALSE(out_of_time.settled);
+}
+
+TEST(PairedStop, SaysSettledWhenTheBudgetRanOutToo) {
+  const auto decision = paired_stop(tracked(10, 0.5), tracked(10, 0.05), 2.5, settled_below_1_1());
+  EXPECT_TRUE(decision.stop);
+  EXPECT_TRUE(decision.settled);
 }
 
 TEST(SamplingPolicyValidation, MinSamplesFollowTheConfidence) {

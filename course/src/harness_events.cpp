@@ -105,6 +105,7 @@ void to_json(nlohmann::json& json, const Measurement& event) {
           {"solution_ms", event.solution_ms},
           {"ratio", event.ratio},
           {"target_met", event.target_met},
+          {"points_settled", event.points_settled},
           {"rounds", event.rounds},
           {"remeasured", event.remeasured},
           {"seconds", event.seconds},
@@ -144,6 +145,7 @@ void from_json(const nlohmann::json& json, Measurement& event) {
   event.solution_ms = json.at("solution_ms").get<Summary>();
   event.ratio = json.at("ratio").get<Summary>();
   event.target_met = json.at("target_met").get<bool>();
+  event.points_settled = json.value("points_settled", false);
   event.rounds = json.at("rounds").get<int>();
   event.remeasured = json.at("remeasured").get<int>();
   event.seconds = json.at("seconds").get<double>();

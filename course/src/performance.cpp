@@ -64,6 +64,15 @@ Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const s
   return verdict;
 }
 
+bool points_settled(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device) {
+  const std::optional<double> limit = spec.threshold.limit_for(device);
+  if (!limit) return true;
+  const bool lower_better = threshold_kind(spec.threshold.kind).lower_is_better;
+  const double at_low = credit_for(figure.low, *limit, lower_better, spec.partial_credit);
+  const double at_high = credit_for(figure.high, *limit, lower_better, spec.partial_credit);
+  return at_low == at_high && (at_low == 1.0 || at_low == 0.0);
+}
+
 bool could_earn_more_within(const PerformanceSpec& spec, const Verdict& verdict, double relative_error,
                             const std::string& device) {
   if (!verdict.applicable || verdict.credit >= 1.0) return false;

@@ -656,6 +656,31 @@ TEST(PerformanceVerdict, AbsoluteLimitsDependOnTheDevice) {
   EXPECT_NE(other.explanation.find("not judged on this device"), std::string::npos) << other.explanation;
 }
 
+// Sampling may stop once the whole interval earns the same points: all of them, or none.
+TEST(PerformanceVerdict, PointsAreSettledOnlyWhereTheWholeIntervalEarnsAllOrNone) {
+  const PerformanceSpec ratio = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
+  EXPECT_TRUE(points_settled(ratio, {1.0, 0.95, 1.09}, "gpu"));    // full points anywhere in it
+  EXPECT_TRUE(points_settled(ratio, {1.0, 0.95, 1.1}, "gpu"));     // the limit itself earns them all
+  EXPECT_FALSE(points_settled(ratio, {1.05, 1.0, 1.11}, "gpu"));   // straddles the limit
+  EXPECT_FALSE(points_settled(ratio, {1.5, 1.45, 1.55}, "gpu"));   // partial credit still moves within it
+  EXPECT_TRUE(points_settled(ratio, {2.3, 2.05, 2.6}, "gpu"));     // none anywhere in it
+  EXPECT_FALSE(points_settled(ratio, {2.1, 1.95, 2.2}, "gpu"));    // straddles zero_at
+  const PerformanceSpec all_or_nothing = spec_with(ThresholdKind::MaxRatioToSolution, 1.05, std::nullopt);
+  EXPECT_TRUE(points_settled(all_or_nothing, {1.2, 1.1, 1.3}, "gpu"));
+  EXPECT_FALSE(points_settled(all_or_nothing, {1.05, 1.0, 1.1}, "gpu"));
+  // Higher is better for a fraction of peak.
+  const PerformanceSpec peak = spec_with(ThresholdKind::MinFractionOfPeakBandwidth, 0.85, 0.4);
+  EXPECT_TRUE(points_settled(peak, {0.93, 0.9, 0.95}, "gpu"));
+  EXPECT_FALSE(points_settled(peak, {0.86, 0.84, 0.88}, "gpu"));
+  EXPECT_FALSE(points_settled(peak, {0.6, 0.55, 0.65}, "gpu"));
+  EXPECT_TRUE(points_settled(peak, {0.3, 0.25, 0.35}, "gpu"));
+  // Nothing at stake on a device the case has no limit for.
+  PerformanceSpec absolute = spec_with(ThresholdKind::MaxMs, 0, std::nullopt);
+  absolute.threshold.max_ms_by_device = {{"NVIDIA H100 80GB HBM3", 0.5}};
+  EXPECT_TRUE(points_settled(absolute, {9.0, 1.0, 20.0}, "Some Other GPU"));
+  EXPECT_FALSE(points_settled(absolute, {0.5, 0.45, 0.55}, "NVIDIA H100 80GB HBM3"));
+}
+
 TEST(PerformanceVerdict, AnotherMeasurementIsWorthItOnlyWithinReachOfMoreCredit) {
   const PerformanceSpec ratio = spec_with(ThresholdKind::MaxRatioToSolution, 1.1, 2.0);
   // 1.129x of the solution (97% of the points) is 1.1x or less if the measurement was 15% high.

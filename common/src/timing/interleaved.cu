@@ -578,10 +578,15 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     solution.push_back(solution_ms);
     ratio.push_back(std::max(student_ms, kEventResolutionMs) / std::max(solution_ms, kEventResolutionMs));
     result.ratio = summarize(ratio, policy.confidence);
-    if (should_stop(result.ratio, seconds_since(started), policy, &result.target_met)) break;
+    const SampleSummary student_so_far =
+        policy.settled ? summarize(student, policy.confidence) : SampleSummary{};  // only asked for then
+    const PairedStop decision = paired_stop(student_so_far, result.ratio, seconds_since(started), policy);
+    result.target_met = decision.target_met;
+    result.settled = decision.settled;
+    if (decision.stop) break;
   }
   if (result.integrity_failure.empty()) judge_busy_device(static_cast<int>(ratio.size()), true, result);
-  if (!result.integrity_failure.empty()) result.target_met = false;
+  if (!result.integrity_failure.empty()) result.target_met = result.settled = false;
   result.rounds = static_cast<int>(ratio.size());
   result.ratio = summarize(ratio, policy.confidence);
   result.student_ms = summarize(student, policy.confidence);

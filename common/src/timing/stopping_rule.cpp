@@ -58,4 +58,16 @@ bool should_stop(const SampleSummary& tracked, double elapsed_seconds, const Sam
   return stop;
 }
 
+PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& ratio, double elapsed_seconds,
+                       const SamplingPolicy& policy) {
+  PairedStop decision;
+  decision.stop = should_stop(ratio, elapsed_seconds, policy, &decision.target_met);
+  if (decision.target_met || !policy.settled || ratio.samples < static_cast<std::size_t>(policy.min_samples)) {
+    return decision;
+  }
+  decision.settled = policy.settled(student_ms, ratio);  // also said when the budget ran out
+  decision.stop = decision.stop || decision.settled;
+  return decision;
+}
+
 }  // namespace cudalabs::timing

@@ -35,6 +35,7 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   m.solution_ms = read.solution_ms;
   m.ratio = read.ratio;
   m.target_met = read.target_met;
+  m.points_settled = read.points_settled;
   m.rounds = read.rounds;
   m.remeasured = read.remeasured;
   m.seconds = read.seconds;
@@ -68,6 +69,7 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"solution_ms", m.solution_ms},
           {"ratio", m.ratio},
           {"precision_target_met", m.target_met},
+          {"points_settled", m.points_settled},
           {"rounds", m.rounds},
           {"remeasured", m.remeasured},
           {"measure_seconds", m.seconds},
@@ -99,6 +101,16 @@ nlohmann::json to_json(const PerformanceResult& result) {
             {"explanation", v.explanation}}}};
 }
 
+namespace {
+
+// How the sampling ended, when not on the precision target.
+std::string precision_note(const PerformanceMeasurement& m) {
+  if (m.target_met) return "";
+  return m.points_settled ? ", enough to settle the points" : ", precision target not reached";
+}
+
+}  // namespace
+
 bool timed_alone(const PerformanceMeasurement& m) { return m.compared_with == cudalabs::events::kComparedWithNothing; }
 
 std::string describe(const PerformanceResult& result) {
@@ -107,11 +119,11 @@ std::string describe(const PerformanceResult& result) {
       timed_alone(m)
           ? fmt::format("your code alone {:.4g} ms (median of {} samples, interval {:.4g}-{:.4g}{})", m.student_ms.median,
                         m.rounds, m.student_ms.low, m.student_ms.high,
-                        m.target_met ? "" : ", precision target not reached")
+                        precision_note(m))
           : fmt::format("student {:.4g} ms, {} {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
                                  m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
                                  m.rounds,
-                                 m.target_met ? "" : ", precision target not reached",
+                                 precision_note(m),
                                  m.remeasured ? fmt::format(", measured {} more times", m.remeasured) : "");
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
     line += fmt::format("; {:.0f} GB/s = {:.1f}% of the device's {:.0f} GB/s copy bandwidth", m.achieved_gbs,

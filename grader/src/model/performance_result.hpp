@@ -22,6 +22,7 @@ struct PerformanceMeasurement {
   TimedSummary solution_ms;
   TimedSummary ratio;
   bool target_met = false;  // the ratio's interval reached the course's precision target
+  bool points_settled = false;  // sampling stopped once the points were the same anywhere in the intervals
   int rounds = 0;
   int remeasured = 0;       // extra measurements because the result was too close to call
   double seconds = 0;       // wall time spent measuring

@@ -160,6 +160,25 @@ TEST(PerformanceMeasurementEvent, ParsesWhatTheHarnessSendsAndRejectsTheRest) {
   EXPECT_EQ(measurement->verified_samples, 6);
   EXPECT_EQ(measurement->timing_seed, "0x00000000000004d2");
   EXPECT_DOUBLE_EQ(measurement->bandwidth_limit_gbs, 3300);
+  EXPECT_FALSE(measurement->points_settled);  // not said: sampling ran to its precision target or budget
+}
+
+// A measurement stopped once its points were settled says so, and not that it fell short.
+TEST(PerformanceMeasurementEvent, AMeasurementStoppedOnceItsPointsWereSettledSaysSo) {
+  const auto event = nlohmann::json::parse(R"({"event":"measurement","test":"Performance.x","device":"GPU",
+    "student_ms":{"median":1,"low":0.9,"high":1.1,"samples":10},"solution_ms":{"median":1,"low":0.9,"high":1.1,"samples":10},
+    "ratio":{"median":1,"low":0.97,"high":1.04,"samples":10},"target_met":false,"points_settled":true,"rounds":10,
+    "remeasured":0,"seconds":0.2,"bytes":100,"flops":0,"achieved_gbs":1,"achieved_gflops":0,"peak_bandwidth_gbs":2,
+    "peak_gflops":0,"clocks":{"sm_mhz_measured":1980,"sm_mhz_max":0,"memory_mhz":0,"note":""},"implausible":false,
+    "implausible_reason":"","bandwidth_limit_gbs":3300,"flops_limit_gflops":0,"verified_samples":10,
+    "timing_seed":"0x00000000000004d2","case_seed":"0x1234567890abcdef"})");
+  const auto measurement = parse_measurement(event);
+  ASSERT_TRUE(measurement);
+  EXPECT_TRUE(measurement->points_settled);
+  const PerformanceResult result{*measurement, {}};
+  EXPECT_NE(describe(result).find("10 rounds, enough to settle the points"), std::string::npos) << describe(result);
+  EXPECT_EQ(describe(result).find("precision target not reached"), std::string::npos) << describe(result);
+  EXPECT_EQ(to_json(result)["points_settled"], true);
 }
 
 TEST(PerformanceScoring, AnImplausibleFigureEarnsNothingAndIsFlagged) {

@@ -118,6 +118,7 @@ struct PairedResult {
   SampleSummary solution_ms;
   SampleSummary ratio;     // per-round student time / solution time, paired
   bool target_met = false; // the ratio's CI reached policy.target_relative_ci
+  bool settled = false;    // policy.settled said the intervals settled the outcome (stopped there)
   int rounds = 0;
   double seconds_spent = 0; // wall time of the whole call, warm-up included
 

@@ -1,6 +1,8 @@
 #pragma once
 // When to stop taking samples: once the median is known precisely enough, or when the sample
 // or time budget is spent. Host-only.
+#include <functional>
+
 #include "cudalabs/timing/statistics.hpp"
 
 namespace cudalabs::timing {
@@ -12,6 +14,11 @@ struct SamplingPolicy {
   double target_relative_ci = 0.01;   // stop once the median's CI half-width <= 1% of it
   double confidence = 0.95;           // of that interval
   double time_budget_seconds = 2.0;   // hard cap on wall time of one measurement
+  // Optional, for a paired measurement that is graded (performance_case.cpp): true when the
+  // intervals so far (the student's time, the paired ratio) leave what they are measured for
+  // already settled, e.g. a case's points the same anywhere within them. Sampling then stops
+  // after min_samples however wide the intervals still are: more rounds would change no point.
+  std::function<bool(const SampleSummary& student_ms, const SampleSummary& ratio)> settled{};
 };
 
 // Throws std::invalid_argument naming the field when a policy makes no sense: negative warm-up;
@@ -27,5 +34,16 @@ void validate(const SamplingPolicy& policy);
 // sample count. target_met may be null. The policy is assumed valid (see validate).
 bool should_stop(const SampleSummary& tracked, double elapsed_seconds, const SamplingPolicy& policy,
                  bool* target_met);
+
+// A paired measurement's stop: should_stop on the ratio; and, from min_samples on while the
+// precision target is not reached, policy.settled asked whether the intervals so far settle the
+// outcome (settled = true: stop, whatever the budget left; also reported when the budget ran out).
+struct PairedStop {
+  bool stop = false;
+  bool target_met = false;
+  bool settled = false;
+};
+PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& ratio, double elapsed_seconds,
+                       const SamplingPolicy& policy);
 
 }  // namespace cudalabs::timing

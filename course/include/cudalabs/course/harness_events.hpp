@@ -111,6 +111,7 @@ struct Measurement {
   Summary solution_ms;
   Summary ratio;            // student time / solution time, paired per round
   bool target_met = false;  // the interval reached the course's precision target
+  bool points_settled = false;  // sampling stopped once the points were the same anywhere in the intervals
   int rounds = 0;
   int remeasured = 0;  // extra measurements because the result was too close to call
   double seconds = 0;  // wall time spent measuring

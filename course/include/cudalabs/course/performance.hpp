@@ -95,6 +95,11 @@ struct Verdict {
 // `figure` must be in the threshold's unit: a ratio, a fraction of peak or milliseconds.
 Verdict judge(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device);
 
+// Whether `figure`'s whole interval earns one share of the points, all or none (not a share that
+// partial credit would still move within it): then a measurement may stop, whatever its width.
+// True where nothing is at stake (MaxMs without a limit for `device`).
+bool points_settled(const PerformanceSpec& spec, const MeasuredFigure& figure, const std::string& device);
+
 // Whether the same figure, better by `relative_error` (0.15: a ratio 15% lower, a fraction of
 // peak 15% higher), would earn more than `verdict`: a measurement that may be off by that much
 // is worth repeating only then.

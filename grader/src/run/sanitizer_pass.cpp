@@ -91,6 +91,11 @@ std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string
   return groups;
 }
 
+std::size_t shards_per_tool(std::size_t passes, unsigned runs_at_once, std::size_t tools) {
+  if (passes > 1 || tools == 0) return 1;
+  return std::max<std::size_t>(runs_at_once / tools, 1);
+}
+
 unsigned sanitizer_runs_at_once() {
   if (const char* value = std::getenv("CUDALABS_SANITIZER_JOBS"); value != nullptr && *value != '\0') {
     char* end = nullptr;
@@ -245,8 +250,13 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   // tool start per test, whose findings belong to exactly one test: the same findings, with the
   // same messages, as if every test had had its own run from the start.
   const std::filesystem::path logs = normal.working_dir / "sanitizer-logs";
-  // Both tools' shards together fill the runs at once.
-  const std::size_t per_tool = std::max<std::size_t>(sanitizer_runs_at_once() / kSanitizerTools.size(), 1);
+  // Both tools' shards together fill the runs at once, unless other grades' passes do.
+  static std::atomic<std::size_t> passes_running{0};
+  struct PassUnderWay {
+    PassUnderWay() { ++passes_running; }
+    ~PassUnderWay() { --passes_running; }
+  } under_way;
+  const std::size_t per_tool = shards_per_tool(passes_running.load(), sanitizer_runs_at_once(), kSanitizerTools.size());
   std::vector<Shard> first;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
     std::size_t k = 0;

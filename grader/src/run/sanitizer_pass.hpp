@@ -35,6 +35,12 @@ unsigned sanitizer_runs_at_once();
 std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string>& tests, std::size_t count,
                                                    const std::map<std::string, double>& seconds);
 
+// How many shards each tool's tests are dealt into, with `passes` sanitizer passes under way in
+// this process (this one included): alone, enough to fill the runs at once with every tool's
+// shards; beside other grades' passes (a batch), one per tool, since the other passes fill the
+// runs and every further shard costs another tool start (1.7-5.5 s on the H100 machine).
+std::size_t shards_per_tool(std::size_t passes, unsigned runs_at_once, std::size_t tools);
+
 // Where the student's code runs, so where the tool goes.
 enum class StudentCode {
   in_runners,     // a grade: the judge starts its student runners through the tool

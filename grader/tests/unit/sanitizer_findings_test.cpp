@@ -152,6 +152,16 @@ TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerFourThreadsUpToTheCap) {
   EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns));
 }
 
+// Alone, a grade's two tools fill the runs at once; beside other passes (a batch), each tool runs
+// its tests under one start, the other grades' passes filling the runs.
+TEST(SanitizerShards, OnePerToolBesideOtherGradesPasses) {
+  EXPECT_EQ(shards_per_tool(1, 4, 2), 2u);
+  EXPECT_EQ(shards_per_tool(1, 8, 2), 4u);
+  EXPECT_EQ(shards_per_tool(1, 1, 2), 1u);  // never none
+  EXPECT_EQ(shards_per_tool(2, 8, 2), 1u);
+  EXPECT_EQ(shards_per_tool(16, 4, 2), 1u);
+}
+
 TEST(SanitizerShards, TheCostliestTestsGoToDifferentShardsInSuiteOrder) {
   const std::vector<std::string> tests{"A.Small1", "A.Full", "A.Small2", "B.Full", "B.Small", "C.New"};
   const std::map<std::string, double> seconds{{"A.Small1", 0.01}, {"A.Full", 0.5}, {"A.Small2", 0.02},

@@ -338,19 +338,39 @@ class Sampler {
 };
 
 
-// Host-held checksums of the sealed inputs, once prepare's work is done.
-std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) {
-  std::vector<std::uint64_t> sums;
-  if (work.sealed_inputs.empty()) return sums;
+// Checksums of every sealed input, queued on `stream` behind whatever it holds (prepare's work)
+// and read back with one copy: one wait for all of them, not one per input (lab 01 seals 16
+// inputs, twice per sample).
+std::vector<std::uint64_t> sealed_input_sums(const Workload& work, cudaStream_t stream) {
+  const std::size_t n = work.sealed_inputs.size();
+  if (n == 0) return {};
+  // Whatever any stream of this process still has queued (a suite's prepare may use another) is
+  // done before the inputs are read.
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  static thread_local DeviceBuffer<std::uint64_t> slots;
+  if (slots.size() < n) slots = DeviceBuffer<std::uint64_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SealedInput& input = work.sealed_inputs[i];
+    if (input.data == nullptr && input.bytes > 0) {
+      throw std::invalid_argument("sealed input " + input.name + ": null data for " + std::to_string(input.bytes) +
+                                  " bytes");
+    }
+    device_checksum_async(input.data, input.bytes, false, slots.data() + i, stream);
+  }
+  std::vector<std::uint64_t> sums(n);
+  CUDALABS_CHECK(cudaMemcpyAsync(sums.data(), slots.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
   CUDALABS_CHECK(cudaStreamSynchronize(stream));
-  for (const SealedInput& input : work.sealed_inputs) sums.push_back(device_checksum(input.data, input.bytes));
   return sums;
 }
 
-// The first sealed input whose checksum no longer matches, or null.
-const SealedInput* changed_input(const Workload& work, const std::vector<std::uint64_t>& sums) {
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    if (device_checksum(work.sealed_inputs[i].data, work.sealed_inputs[i].bytes) != sums[i]) return &work.sealed_inputs[i];
+// Host-held checksums of the sealed inputs, once prepare's work is done.
+std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) { return sealed_input_sums(work, stream); }
+
+// The first sealed input whose checksum no longer matches `sums` (from seal), or null.
+const SealedInput* changed_input(const Workload& work, const std::vector<std::uint64_t>& sums, cudaStream_t stream) {
+  const std::vector<std::uint64_t> now = sealed_input_sums(work, stream);
+  for (std::size_t i = 0; i < sums.size() && i < now.size(); ++i) {
+    if (now[i] != sums[i]) return &work.sealed_inputs[i];
   }
   return nullptr;
 }
@@ -359,7 +379,7 @@ const SealedInput* changed_input(const Workload& work, const std::vector<std::ui
 // `calls`: how many replicas the call(s) being checked used (1 for the qualifying call).
 std::string check_student_call(const Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
                                cudaStream_t stream, int calls) {
-  if (const SealedInput* input = changed_input(work, sums)) {
+  if (const SealedInput* input = changed_input(work, sums, stream)) {
     return "its input " + input->name + " was changed (inputs are read-only)";
   }
   const remote::CheckingScope checking;  // the expected outputs are made by a runner that is not timed
@@ -464,7 +484,7 @@ double solution_sample(Sampler& sampler, const Workload& work, int round, std::u
                                "; only your code holds that memory besides the grader";
     return ms;
   }
-  if (const SealedInput* input = changed_input(work, sums)) {
+  if (const SealedInput* input = changed_input(work, sums, stream)) {
     result.integrity_failure = "the input " + input->name + " changed while the reference ran on sample " +
                                std::to_string(round + 1) + " (only your code holds it besides the grader)";
   }

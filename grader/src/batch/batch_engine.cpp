@@ -1,22 +1,18 @@
 #include "batch_engine.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build/build_recipe.hpp"
@@ -27,6 +23,7 @@
 #include "model/sanitizer_findings.hpp"
 #include "report/report_outputs.hpp"
 #include "results_store.hpp"
+#include "stage/work_directories.hpp"
 
 namespace labgrade::batch {
 namespace fs = std::filesystem;
@@ -141,48 +138,6 @@ SubmissionRow error_row(const config::LabConfig& lab, const BatchSubmission& sub
 }
 
 }  // namespace
-
-// A hash of this machine's name, in work directories' names.
-namespace {
-
-std::string host_tag() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return fmt::format("{:08x}", static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
-}
-
-}  // namespace
-
-// A grade's work directory: <temp>/labgrade-<lab>-b<pid>-<host>-XXXXXX (<host>: a hash of this
-// machine's name), created here (empty, as --work-dir takes it) and removed by the grade. The pid
-// and the host let a later batch tell the directories of a batch that was killed on this machine
-// before it could remove them (kill -9, the OOM killer), even where nodes share a temp directory.
-fs::path make_work_dir(const std::string& lab) {
-  std::string pattern = (fs::temp_directory_path() /
-                         fmt::format("labgrade-{}-b{}-{}-XXXXXX", lab, static_cast<long>(::getpid()), host_tag()))
-                            .string();
-  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory under " + pattern);
-  return pattern;
-}
-
-// Removes the work directories that batches of this user on this machine left in the temp
-// directory when they were killed: those whose batch process is gone.
-void remove_stale_work_dirs() {
-  static const std::regex kName("labgrade-.+-b([0-9]{1,9})-([0-9a-f]{8})-[A-Za-z0-9]{6}");
-  const std::string host = host_tag();
-  std::error_code error;
-  for (fs::directory_iterator it(fs::temp_directory_path(error), error), end; !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    std::smatch match;
-    if (!std::regex_match(name, match, kName) || match[2] != host) continue;
-    const auto pid = static_cast<pid_t>(std::stol(match[1]));
-    struct stat info {};
-    if (::lstat(it->path().c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != ::getuid()) continue;
-    if (pid <= 0 || pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // still running
-    std::error_code ignored;
-    fs::remove_all(it->path(), ignored);
-  }
-}
 
 std::string gradebook_detail(const GradeResult& report, const std::string& student_id) {
   // The report's sentence points below itself, at the compiler's messages: the gradebook and the

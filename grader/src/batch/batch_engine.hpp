@@ -38,14 +38,6 @@ struct BatchOutcome {
 std::filesystem::path database_path(const BatchRequest& request);
 std::filesystem::path reports_folder(const std::filesystem::path& out, const std::string& student_id);
 
-// A new, empty work directory for one grade: <temp>/labgrade-<lab>-b<pid>-<host>-XXXXXX.
-std::filesystem::path make_work_dir(const std::string& lab);
-
-// Removes the work directories (as make_work_dir names them) in the temp directory that this user's
-// batches on this machine left when they were killed: those whose process is gone. A batch calls
-// it before it grades.
-void remove_stale_work_dirs();
-
 // A grade's one sentence for gradebook.csv's `detail` and the summary page: the report's, except
 // that a compile error names the report that holds the compiler's messages.
 std::string gradebook_detail(const GradeResult& report, const std::string& student_id);

@@ -16,6 +16,7 @@
 #include "score/scoring.hpp"
 #include "session/session_state.hpp"
 #include "session/stages.hpp"
+#include "stage/work_directories.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
@@ -63,9 +64,8 @@ class WorkDirectory {
  public:
   WorkDirectory(const fs::path& requested, const std::string& lab, bool keep) : keep_(keep) {
     if (requested.empty()) {
-      std::string pattern = (fs::temp_directory_path() / ("labgrade-" + lab + "-XXXXXX")).string();
-      if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory under " + pattern);
-      path_ = pattern;
+      remove_stale_work_dirs();  // those of grades killed before they could remove their own
+      path_ = make_work_dir(lab);
     } else {
       if (fs::exists(requested) && !fs::is_empty(requested)) {
         throw UsageError(fmt::format("--work-dir {} exists and is not empty; give a new or empty directory",

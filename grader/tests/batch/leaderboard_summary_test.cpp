@@ -13,10 +13,13 @@
 #include "batch/batch_progress.hpp"
 #include "batch/leaderboard.hpp"
 #include "batch/summary_page.hpp"
+#include "stage/work_directories.hpp"
 
 namespace {
 
 using namespace labgrade::batch;
+using labgrade::make_work_dir;
+using labgrade::remove_stale_work_dirs;
 
 cudalabs::config::LabConfig timed_lab() {
   cudalabs::config::LabConfig lab;
@@ -172,9 +175,9 @@ TEST(GradebookDetail, ACompileErrorSaysWhereTheCompilersMessagesAre) {
   EXPECT_EQ(gradebook_detail(report, "bob"), "graded");
 }
 
-// A batch killed with kill -9 leaves its grades' work directories; the next batch on the machine
-// removes them (issue 30: ctest left a labgrade-01_vector_add-XXXXXX folder behind every run).
-TEST(WorkDirectories, ThoseOfAKilledBatchAreRemovedByTheNext) {
+// A grade or batch killed with kill -9 leaves its work directories; the next labgrade run on the
+// machine removes them (issue 30: ctest left a labgrade-01_vector_add-XXXXXX folder behind every run).
+TEST(WorkDirectories, ThoseOfAKilledGradeAreRemovedByTheNext) {
   namespace fs = std::filesystem;
   const fs::path temp = fs::path(::testing::TempDir()) / "batch_work_dirs";
   fs::remove_all(temp);
@@ -186,17 +189,21 @@ TEST(WorkDirectories, ThoseOfAKilledBatchAreRemovedByTheNext) {
   const pid_t child = ::fork();
   if (child == 0) std::_Exit(0);
   ::waitpid(child, nullptr, 0);  // a pid that is gone
-  const std::string own = "-b" + std::to_string(::getpid()) + "-";
+  const std::string own = "-p" + std::to_string(::getpid()) + "-";
   std::string name = mine.filename().string();
   ASSERT_EQ(name.rfind("labgrade-01_vector_add" + own, 0), 0u) << name;
-  const fs::path killed = temp / (name.substr(0, name.find(own)) + "-b" + std::to_string(child) + "-" +
-                                  name.substr(name.find(own) + own.size()));
+  const auto named_for = [&](const std::string& tag) {
+    return temp / (name.substr(0, name.find(own)) + tag + std::to_string(child) + "-" +
+                   name.substr(name.find(own) + own.size()));
+  };
+  const fs::path killed = named_for("-p");
+  const fs::path killed_batch_of_before = named_for("-b");  // how batches named theirs until 2026-11-26
   std::string other_host_name = killed.filename().string();
   const std::string tag = other_host_name.substr(other_host_name.size() - 15, 8);
   other_host_name.replace(other_host_name.size() - 15, 8, tag == "00000000" ? "11111111" : "00000000");
   const fs::path other_host = temp / other_host_name;  // another machine's, on a shared temp: never touched
-  const fs::path unrelated = temp / "labgrade-01_vector_add-AbC123";  // a `grade`'s own: never touched
-  for (const fs::path& dir : {killed, other_host, unrelated}) fs::create_directories(dir / "build");
+  const fs::path unrelated = temp / "labgrade-01_vector_add-AbC123";  // not named by make_work_dir: never touched
+  for (const fs::path& dir : {killed, killed_batch_of_before, other_host, unrelated}) fs::create_directories(dir / "build");
   remove_stale_work_dirs();
   if (previous) {
     ::setenv("TMPDIR", saved.c_str(), 1);
@@ -204,7 +211,8 @@ TEST(WorkDirectories, ThoseOfAKilledBatchAreRemovedByTheNext) {
     ::unsetenv("TMPDIR");
   }
   EXPECT_FALSE(fs::exists(killed)) << killed;
-  EXPECT_TRUE(fs::exists(mine)) << "this batch's own";
+  EXPECT_FALSE(fs::exists(killed_batch_of_before)) << killed_batch_of_before;
+  EXPECT_TRUE(fs::exists(mine)) << "this process's own";
   EXPECT_TRUE(fs::exists(other_host));
   EXPECT_TRUE(fs::exists(unrelated));
   fs::remove_all(temp);

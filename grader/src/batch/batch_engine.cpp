@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include "build/build_recipe.hpp"
 #include "content_hash.hpp"

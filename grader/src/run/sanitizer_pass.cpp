@@ -91,9 +91,15 @@ std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string
   return groups;
 }
 
-std::size_t shards_per_tool(std::size_t passes, unsigned runs_at_once, std::size_t tools) {
-  if (passes > 1 || tools == 0) return 1;
-  return std::max<std::size_t>(runs_at_once / tools, 1);
+std::vector<std::size_t> shards_per_tool(std::size_t passes, unsigned runs_at_once, const std::vector<unsigned>& weights) {
+  std::vector<std::size_t> shards(weights.size(), 1);
+  unsigned total = 0;
+  for (unsigned weight : weights) total += weight;
+  if (passes > 1 || total == 0) return shards;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    shards[i] = std::max<std::size_t>(std::size_t{runs_at_once} * weights[i] / total, 1);
+  }
+  return shards;
 }
 
 unsigned sanitizer_runs_at_once() {
@@ -256,11 +262,12 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     PassUnderWay() { ++passes_running; }
     ~PassUnderWay() { --passes_running; }
   } under_way;
-  const std::size_t per_tool = shards_per_tool(passes_running.load(), sanitizer_runs_at_once(), kSanitizerTools.size());
+  const std::vector<std::size_t> per_tool =
+      shards_per_tool(passes_running.load(), sanitizer_runs_at_once(), kSanitizerToolWeights);
   std::vector<Shard> first;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
     std::size_t k = 0;
-    for (std::vector<std::string>& group : deal_by_cost(tests, per_tool, seconds)) {
+    for (std::vector<std::string>& group : deal_by_cost(tests, per_tool[tool], seconds)) {
       first.push_back(Shard{tool, std::move(group), logs / fmt::format("shard-{}-{}", kSanitizerTools[tool], k++), true});
     }
   }
@@ -279,7 +286,9 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     if (where == StudentCode::in_runners) {
       // Harnesses side by side, each starting a fresh student runner per test.
       std::size_t k = 0;
-      for (std::vector<std::string>& group : deal_by_cost(first[i].tests, per_tool, seconds)) rerun(std::move(group), k++);
+      for (std::vector<std::string>& group : deal_by_cost(first[i].tests, per_tool[first[i].tool], seconds)) {
+        rerun(std::move(group), k++);
+      }
     } else {
       for (std::size_t k = 0; k < first[i].tests.size(); ++k) rerun({first[i].tests[k]}, k);  // a harness per test
     }

@@ -19,6 +19,9 @@
 namespace labgrade {
 
 inline const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck"};
+// Each tool's share of the runs at once, as its cost weighs against the other's: racecheck follows
+// every shared-memory access (over lab 11's tests on the H100: 51 s of tool time to memcheck's 8.4).
+inline const std::vector<unsigned> kSanitizerToolWeights = {1, 3};
 // How many sanitizer runs go side by side in this process (a grade, or all the grades of a
 // batch): CUDALABS_SANITIZER_JOBS (a positive integer; anything else is an error naming the
 // variable), else one per four hardware threads, between 1 and kDefaultMaxSanitizerRuns. The runs
@@ -35,11 +38,12 @@ unsigned sanitizer_runs_at_once();
 std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string>& tests, std::size_t count,
                                                    const std::map<std::string, double>& seconds);
 
-// How many shards each tool's tests are dealt into, with `passes` sanitizer passes under way in
-// this process (this one included): alone, enough to fill the runs at once with every tool's
-// shards; beside other grades' passes (a batch), one per tool, since the other passes fill the
-// runs and every further shard costs another tool start (1.7-5.5 s on the H100 machine).
-std::size_t shards_per_tool(std::size_t passes, unsigned runs_at_once, std::size_t tools);
+// How many shards each tool's tests are dealt into (one count per weight, in the tools' order),
+// with `passes` sanitizer passes under way in this process (this one included): alone, the runs
+// at once shared between the tools by their weights, at least one each; beside other grades'
+// passes (a batch), one per tool, since the other passes fill the runs and every further shard
+// costs another tool start (1.7-5.5 s on the H100 machine).
+std::vector<std::size_t> shards_per_tool(std::size_t passes, unsigned runs_at_once, const std::vector<unsigned>& weights);
 
 // Where the student's code runs, so where the tool goes.
 enum class StudentCode {

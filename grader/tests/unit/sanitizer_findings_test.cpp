@@ -152,14 +152,19 @@ TEST(SanitizerRunsAtOnce, WithoutTheVariableOnePerFourThreadsUpToTheCap) {
   EXPECT_EQ(sanitizer_runs_at_once(), std::clamp(threads / 4, 1u, kDefaultMaxSanitizerRuns));
 }
 
-// Alone, a grade's two tools fill the runs at once; beside other passes (a batch), each tool runs
-// its tests under one start, the other grades' passes filling the runs.
-TEST(SanitizerShards, OnePerToolBesideOtherGradesPasses) {
-  EXPECT_EQ(shards_per_tool(1, 4, 2), 2u);
-  EXPECT_EQ(shards_per_tool(1, 8, 2), 4u);
-  EXPECT_EQ(shards_per_tool(1, 1, 2), 1u);  // never none
-  EXPECT_EQ(shards_per_tool(2, 8, 2), 1u);
-  EXPECT_EQ(shards_per_tool(16, 4, 2), 1u);
+// Alone, a grade's tools share the runs at once by their weights (racecheck the costlier);
+// beside other passes (a batch), each tool runs its tests under one start, the other grades'
+// passes filling the runs.
+TEST(SanitizerShards, SharedByWeightAloneOnePerToolBesideOtherGradesPasses) {
+  using Counts = std::vector<std::size_t>;
+  EXPECT_EQ(shards_per_tool(1, 4, {1, 3}), (Counts{1, 3}));
+  EXPECT_EQ(shards_per_tool(1, 8, {1, 3}), (Counts{2, 6}));
+  EXPECT_EQ(shards_per_tool(1, 3, {1, 3}), (Counts{1, 2}));
+  EXPECT_EQ(shards_per_tool(1, 1, {1, 3}), (Counts{1, 1}));  // never none
+  EXPECT_EQ(shards_per_tool(1, 4, {1, 1}), (Counts{2, 2}));
+  EXPECT_EQ(shards_per_tool(2, 8, {1, 3}), (Counts{1, 1}));
+  EXPECT_EQ(shards_per_tool(16, 4, {1, 3}), (Counts{1, 1}));
+  EXPECT_EQ(kSanitizerToolWeights.size(), kSanitizerTools.size());
 }
 
 TEST(SanitizerShards, TheCostliestTestsGoToDifferentShardsInSuiteOrder) {

@@ -146,9 +146,14 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
     }
     times.push_back(ms);
     result.student_ms = timing::summarize(times, policy.confidence);
-    if (timing::should_stop(result.student_ms, seconds_since(started), policy, &result.target_met)) break;
+    // The student's time is the tracked figure here, in both of paired_stop's places.
+    const timing::PairedStop decision =
+        timing::paired_stop(result.student_ms, result.student_ms, seconds_since(started), policy);
+    result.target_met = decision.target_met;
+    result.settled = decision.settled;
+    if (decision.stop) break;
   }
-  if (!result.integrity_failure.empty()) result.target_met = false;
+  if (!result.integrity_failure.empty()) result.target_met = result.settled = false;
   result.student_ms = timing::summarize(times, policy.confidence);
   result.seconds_spent = seconds_since(started);
   return result;
@@ -201,7 +206,7 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
 
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
-  const timing::SamplingPolicy policy = policy_from(course.timing);
+  timing::SamplingPolicy policy = policy_from(course.timing);
   // A pipeline is compared with the slowest of its stages, each measured alone on the prepared
   // inputs (seeded as in the graded case) before the student's calls. The grade interleaves that
   // stage with the student's calls; a preview has no paired engine, so one follows the other.
@@ -209,6 +214,19 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   if (kind == ThresholdKind::MaxRatioToSlowestStage) {
     slowest = detail::measure_stages(work.stages, work.workload.prepare, policy, timing::case_seed(name, -2));
   }
+  // The figure a preview's threshold reads, from the student's time (and the slowest stage's).
+  const auto timings_from = [&](const timing::SampleSummary& student_ms) {
+    const config::MeasuredFigure time{student_ms.median, student_ms.ci.low, student_ms.ci.high};
+    config::MeasuredFigure ratio;  // against the slowest stage: the student's interval over its median
+    if (slowest.stage && slowest.ms.median > 0) {
+      ratio = {time.median / slowest.ms.median, time.low / slowest.ms.median, time.high / slowest.ms.median};
+    }
+    return config::Timings{time, ratio, work.bytes, work.flops, peak_bandwidth_gbs, work.peak_gflops};
+  };
+  // Met or not met anywhere in the interval: more samples would change nothing the student sees.
+  policy.settled = [&](const timing::SampleSummary& student_ms, const timing::SampleSummary&) {
+    return config::points_settled(*spec, config::figure_for(kind, timings_from(student_ms)), device);
+  };
   timing::Workload workload = work.workload;
   workload.seed = timing::case_seed(name, 0);
   const PreviewSamples samples = measure_student_alone(workload, policy);
@@ -227,14 +245,10 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
                                         work.flops > 0 ? timing::fp32_peak_gflops() : 0.0};
   const timing::Plausibility plausibility =
       timing::check_plausibility(work.bytes, work.flops, samples.student_ms.median, ceilings);
-  const config::MeasuredFigure time{samples.student_ms.median, samples.student_ms.ci.low, samples.student_ms.ci.high};
   // Against the slowest stage: the student's interval over its median (the stage's own spread,
   // measured apart, is left out).
-  config::MeasuredFigure ratio;
-  if (slowest.stage && slowest.ms.median > 0) {
-    ratio = {time.median / slowest.ms.median, time.low / slowest.ms.median, time.high / slowest.ms.median};
-  }
-  const config::Timings timings{time, ratio, work.bytes, work.flops, peak_bandwidth_gbs, work.peak_gflops};
+  const config::Timings timings = timings_from(samples.student_ms);
+  const config::MeasuredFigure& ratio = timings.ratio;
   const config::Verdict verdict = config::judge(*spec, config::figure_for(kind, timings), device);
 
   const double student_seconds = samples.student_ms.median * 1e-3;
@@ -246,6 +260,7 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   event.figure = {verdict.figure.median, verdict.figure.low, verdict.figure.high};
   event.student_ms = summary_of(samples.student_ms);
   event.target_met = samples.target_met;
+  event.points_settled = samples.settled;
   event.rounds = static_cast<int>(samples.student_ms.samples);
   event.seconds = samples.seconds_spent;
   event.bytes = work.bytes;
@@ -279,7 +294,8 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
   }
   const std::string figures = fmt::format(
       "your code alone: {:.4g} ms (median of {} samples{}){}{}{}", samples.student_ms.median,
-      samples.student_ms.samples, samples.target_met ? "" : ", precision target not reached",
+      samples.student_ms.samples,
+      samples.target_met ? "" : samples.settled ? ", enough to settle the verdict" : ", precision target not reached",
       slowest.stage ? fmt::format(", slowest stage ({}) {:.4g} ms, ratio {:.3f}", slowest.stage->name,
                                   slowest.ms.median, ratio.median)
                     : std::string(),

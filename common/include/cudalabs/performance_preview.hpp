@@ -61,6 +61,7 @@ struct PreviewWork {
 struct PreviewSamples {
   timing::SampleSummary student_ms;
   bool target_met = false;  // the median's interval reached the course's precision target
+  bool settled = false;     // policy.settled said the interval settled the verdict (stopped there)
   double seconds_spent = 0;
   int verified_samples = 0;
   int samples_with_outstanding_work = 0;

@@ -103,10 +103,10 @@ nlohmann::json to_json(const PerformanceResult& result) {
 
 namespace {
 
-// How the sampling ended, when not on the precision target.
-std::string precision_note(const PerformanceMeasurement& m) {
+// How the sampling ended, when not on the precision target; `what` it settled otherwise.
+std::string precision_note(const PerformanceMeasurement& m, const char* what) {
   if (m.target_met) return "";
-  return m.points_settled ? ", enough to settle the points" : ", precision target not reached";
+  return m.points_settled ? fmt::format(", enough to settle the {}", what) : ", precision target not reached";
 }
 
 }  // namespace
@@ -119,11 +119,11 @@ std::string describe(const PerformanceResult& result) {
       timed_alone(m)
           ? fmt::format("your code alone {:.4g} ms (median of {} samples, interval {:.4g}-{:.4g}{})", m.student_ms.median,
                         m.rounds, m.student_ms.low, m.student_ms.high,
-                        precision_note(m))
+                        precision_note(m, "verdict"))
           : fmt::format("student {:.4g} ms, {} {:.4g} ms, ratio {:.3f} ({} rounds{}{})",
                                  m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
                                  m.rounds,
-                                 precision_note(m),
+                                 precision_note(m, "points"),
                                  m.remeasured ? fmt::format(", measured {} more times", m.remeasured) : "");
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
     line += fmt::format("; {:.0f} GB/s = {:.1f}% of the device's {:.0f} GB/s copy bandwidth", m.achieved_gbs,

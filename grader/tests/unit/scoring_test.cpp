@@ -179,6 +179,12 @@ TEST(PerformanceMeasurementEvent, AMeasurementStoppedOnceItsPointsWereSettledSay
   EXPECT_NE(describe(result).find("10 rounds, enough to settle the points"), std::string::npos) << describe(result);
   EXPECT_EQ(describe(result).find("precision target not reached"), std::string::npos) << describe(result);
   EXPECT_EQ(to_json(result)["points_settled"], true);
+  // A timing preview (the student's code alone) has no points: its verdict was settled.
+  PerformanceMeasurement alone = *measurement;
+  alone.compared_with = cudalabs::events::kComparedWithNothing;
+  const PerformanceResult preview{alone, {}};
+  EXPECT_NE(describe(preview).find("10 samples, interval"), std::string::npos) << describe(preview);
+  EXPECT_NE(describe(preview).find("enough to settle the verdict"), std::string::npos) << describe(preview);
 }
 
 TEST(PerformanceScoring, AnImplausibleFigureEarnsNothingAndIsFlagged) {

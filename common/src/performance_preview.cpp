@@ -19,7 +19,6 @@
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/course/threshold_kinds.hpp"
 #include "cudalabs/cuda_check.hpp"
-#include "cudalabs/device_compare.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/event_timer.hpp"
@@ -47,25 +46,13 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// What a student call's status means; "" for cudaSuccess (the engine's wording).
-
-// Host-held keyed checksums of the sealed inputs, once prepare's work is done.
-std::vector<std::uint64_t> seal(const timing::Workload& work, cudaStream_t stream) {
-  std::vector<std::uint64_t> sums;
-  if (work.sealed_inputs.empty()) return sums;
-  CUDALABS_CHECK(cudaStreamSynchronize(stream));
-  for (const timing::SealedInput& input : work.sealed_inputs) sums.push_back(device_checksum(input.data, input.bytes));
-  return sums;
-}
 
 // After a verified call: "" when every sealed input is as sealed and verify finds the output right.
 std::string check_call(const timing::Workload& work, const std::vector<std::uint64_t>& sums, std::uint64_t seed,
                        cudaStream_t stream) {
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    const timing::SealedInput& input = work.sealed_inputs[i];
-    if (device_checksum(input.data, input.bytes) != sums[i]) {
-      return "its input " + input.name + " was changed (inputs are read-only)";
-    }
+  const std::vector<std::uint64_t> now = timing::sealed_input_sums(work, stream);
+  for (std::size_t i = 0; i < sums.size() && i < now.size(); ++i) {
+    if (now[i] != sums[i]) return "its input " + work.sealed_inputs[i].name + " was changed (inputs are read-only)";
   }
   return work.verify(seed, stream);
 }
@@ -114,7 +101,7 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
     const std::uint64_t seed = timing::round_seed(work.seed, static_cast<std::uint64_t>(round));
     const bool checked = true;  // every call: nothing tells a checked one from another
     if (work.prepare) work.prepare(seed, stream);
-    const std::vector<std::uint64_t> sums = checked ? seal(work, stream) : std::vector<std::uint64_t>{};
+    const std::vector<std::uint64_t> sums = checked ? timing::sealed_input_sums(work, stream) : std::vector<std::uint64_t>{};
     flusher.flush(stream);  // also resets persisting-L2 lines and limit
     timer.start(stream);
     const cudaError_t status = call();

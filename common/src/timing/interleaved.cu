@@ -338,34 +338,6 @@ class Sampler {
 };
 
 
-// Checksums of every sealed input, queued on `stream` behind whatever it holds (prepare's work)
-// and read back with one copy: one wait for all of them, not one per input (lab 01 seals 16
-// inputs, twice per sample).
-std::vector<std::uint64_t> sealed_input_sums(const Workload& work, cudaStream_t stream) {
-  const std::size_t n = work.sealed_inputs.size();
-  if (n == 0) return {};
-  // Whatever any stream of this process still has queued (a suite's prepare may use another) is
-  // done before the inputs are read.
-  CUDALABS_CHECK(cudaDeviceSynchronize());
-  static thread_local DeviceBuffer<std::uint64_t> slots;
-  if (slots.size() < n) slots = DeviceBuffer<std::uint64_t>(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const SealedInput& input = work.sealed_inputs[i];
-    if (input.data == nullptr && input.bytes > 0) {
-      throw std::invalid_argument("sealed input " + input.name + ": null data for " + std::to_string(input.bytes) +
-                                  " bytes");
-    }
-    device_checksum_async(input.data, input.bytes, false, slots.data() + i, stream);
-  }
-  std::vector<std::uint64_t> sums(n);
-  CUDALABS_CHECK(cudaMemcpyAsync(sums.data(), slots.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
-  CUDALABS_CHECK(cudaStreamSynchronize(stream));
-  return sums;
-}
-
-// Host-held checksums of the sealed inputs, once prepare's work is done.
-std::vector<std::uint64_t> seal(const Workload& work, cudaStream_t stream) { return sealed_input_sums(work, stream); }
-
 // The first sealed input whose checksum no longer matches `sums` (from seal), or null.
 const SealedInput* changed_input(const Workload& work, const std::vector<std::uint64_t>& sums, cudaStream_t stream) {
   const std::vector<std::uint64_t> now = sealed_input_sums(work, stream);
@@ -437,7 +409,7 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
     if (status == cudaSuccess) status = returned;  // the first failure of the sample's calls
   };
   double busy_before = 0;
-  const double ms = sampler.sample_ms(call, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
+  const double ms = sampler.sample_ms(call, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
   const std::string written_early = sampler.prewindow_verdict("a timed call");
   charge_busy_device(busy_before, "before your call started", result);
   if (!written_early.empty()) {
@@ -474,7 +446,7 @@ double solution_sample(Sampler& sampler, const Workload& work, int round, std::u
   double busy_before = 0;
   std::vector<std::uint64_t> sums;
   const double ms =
-      sampler.sample_ms(work.solution, seed, [&] { sums = seal(work, stream); }, &output_seal, &busy_before);
+      sampler.sample_ms(work.solution, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
   const std::string written_early = sampler.prewindow_verdict("the reference's timed call");
   charge_busy_device(busy_before, "while the reference was about to run", result);
   static_cast<void>(output_seal.check(stream));
@@ -504,6 +476,29 @@ std::uint64_t replica_seed(std::uint64_t seed, int replica) noexcept {
   return replica == 0 ? seed : round_seed(seed ^ kReplicaDomain, static_cast<std::uint64_t>(replica));
 }
 
+// Lab 01 seals 16 inputs, twice per sample.
+std::vector<std::uint64_t> sealed_input_sums(const Workload& work, cudaStream_t stream) {
+  const std::size_t n = work.sealed_inputs.size();
+  if (n == 0) return {};
+  // Whatever any stream of this process still has queued (a suite's prepare may use another) is
+  // done before the inputs are read.
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+  static thread_local DeviceBuffer<std::uint64_t> slots;
+  if (slots.size() < n) slots = DeviceBuffer<std::uint64_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const SealedInput& input = work.sealed_inputs[i];
+    if (input.data == nullptr && input.bytes > 0) {
+      throw std::invalid_argument("sealed input " + input.name + ": null data for " + std::to_string(input.bytes) +
+                                  " bytes");
+    }
+    device_checksum_async(input.data, input.bytes, false, slots.data() + i, stream);
+  }
+  std::vector<std::uint64_t> sums(n);
+  CUDALABS_CHECK(cudaMemcpyAsync(sums.data(), slots.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream));
+  CUDALABS_CHECK(cudaStreamSynchronize(stream));
+  return sums;
+}
+
 StudentCall always_succeeding(Launch launch) {
   return [launch = std::move(launch)](cudaStream_t stream) {
     launch(stream);
@@ -524,7 +519,7 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   validate_replicas(work);
   if (work.use_replica) work.use_replica(0);
   if (work.prepare) work.prepare(seed, stream);
-  const std::vector<std::uint64_t> sums = seal(work, stream);
+  const std::vector<std::uint64_t> sums = sealed_input_sums(work, stream);
   StreamFan fan(work.side_streams);
   fan.fork(stream);
   const cudaError_t status = work.student(stream);

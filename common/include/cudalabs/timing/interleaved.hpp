@@ -113,6 +113,10 @@ struct Workload {
 // The seed of replica `replica` of a round whose seed is `seed` (the round's own for replica 0).
 std::uint64_t replica_seed(std::uint64_t seed, int replica) noexcept;
 
+// Keyed checksums of every work.sealed_inputs, in order, once everything queued in this process
+// is done: queued together on `stream` and read back with one copy (one wait, not one per input).
+std::vector<std::uint64_t> sealed_input_sums(const Workload& work, cudaStream_t stream);
+
 struct PairedResult {
   SampleSummary student_ms;
   SampleSummary solution_ms;

@@ -59,6 +59,7 @@
 
 #include "../../common/src/filesystem_sandbox.hpp"
 #include "../../common/src/process_filter.hpp"
+#include "../../common/src/procfs_broker.hpp"
 #include "../../common/src/seccomp_notify.hpp"
 #include "cudalabs/confine_process.hpp"
 #include "proc_write_probe.hpp"
@@ -279,22 +280,7 @@ void send_message(int socket, char type, const void* data, std::size_t size, int
   buffer[0] = type;
   size = std::min(size, sizeof buffer - 1);
   if (size) std::memcpy(buffer + 1, data, size);
-  iovec io{buffer, size + 1};
-  msghdr message{};
-  message.msg_iov = &io;
-  message.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-  if (fd >= 0) {
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
-    header->cmsg_level = SOL_SOCKET;
-    header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof(int));
-    std::memcpy(CMSG_DATA(header), &fd, sizeof fd);
-  }
-  while (::sendmsg(socket, &message, MSG_NOSIGNAL) < 0 && errno == EINTR) {
-  }
+  static_cast<void>(cudalabs::send_with_descriptor(socket, buffer, size + 1, fd));
 }
 
 void send_text(int socket, char type, const std::string& text) { send_message(socket, type, text.data(), text.size()); }
@@ -746,16 +732,11 @@ RunResult run(const Spec& spec, const Shared& shared) {
     ::poll(fds, listener >= 0 ? 2 : 1, 100);
     for (;;) {  // the socket first: a step's marker was sent before its calls
       char buffer[1 + sizeof(OpenRecord) + 256];
-      iovec io{buffer, sizeof buffer};
-      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-      msghdr message{};
-      message.msg_iov = &io;
-      message.msg_iovlen = 1;
-      message.msg_control = control;
-      message.msg_controllen = sizeof control;
-      const ssize_t n = ::recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      int passed = -1;  // a descriptor the message carried (only kListener's does)
+      const long n = cudalabs::receive_with_descriptor(socket, buffer, sizeof buffer, &passed, MSG_DONTWAIT);
       if (n == 0) socket_closed = true;
       if (n <= 0) break;
+      if (buffer[0] != kListener && passed >= 0) ::close(passed);
       const char* data = buffer + 1;
       const std::size_t size = static_cast<std::size_t>(n) - 1;
       auto int_at = [&](int i) {
@@ -766,9 +747,7 @@ RunResult run(const Spec& spec, const Shared& shared) {
       switch (buffer[0]) {
         case kListener:
           run.tracer_error = int_at(0);
-          if (cmsghdr* header = CMSG_FIRSTHDR(&message); header && header->cmsg_type == SCM_RIGHTS) {
-            std::memcpy(&listener, CMSG_DATA(header), sizeof listener);
-          }
+          if (passed >= 0) listener = passed;
           break;
         case kStep: step = int_at(0); break;
         case kResult:

@@ -193,7 +193,7 @@ bool send_with_descriptor(int socket, const void* data, std::size_t bytes, int f
   }
 }
 
-long receive_with_descriptor(int socket, void* data, std::size_t bytes, int* fd) noexcept {
+long receive_with_descriptor(int socket, void* data, std::size_t bytes, int* fd, int flags) noexcept {
   *fd = -1;
   iovec io{data, bytes};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
@@ -204,7 +204,7 @@ long receive_with_descriptor(int socket, void* data, std::size_t bytes, int* fd)
   message.msg_controllen = sizeof control;
   ssize_t got = -1;
   do {
-    got = ::recvmsg(socket, &message, MSG_TRUNC | MSG_CMSG_CLOEXEC);
+    got = ::recvmsg(socket, &message, flags | MSG_TRUNC | MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
   for (cmsghdr* header = got >= 0 ? CMSG_FIRSTHDR(&message) : nullptr; header; header = CMSG_NXTHDR(&message, header)) {
     if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;

@@ -61,7 +61,7 @@ int install_procfs_broker_filter() noexcept;
 bool send_with_descriptor(int socket, const void* data, std::size_t bytes, int fd) noexcept;
 // One datagram into `data`; a descriptor that came with it (close-on-exec) in *fd, else -1.
 // Returns what recvmsg returned (the datagram's full size with MSG_TRUNC semantics).
-long receive_with_descriptor(int socket, void* data, std::size_t bytes, int* fd) noexcept;
+long receive_with_descriptor(int socket, void* data, std::size_t bytes, int* fd, int flags = 0) noexcept;
 
 // The thread whose name `path` designates, in one of the forms the broker opens (see above), for
 // a call made by thread `caller` of process `tgid`; 0 for any other path. Only the form is

@@ -30,13 +30,13 @@ using detail::policy_from;
 using detail::SlowestStage;
 using detail::summary_of;
 
-config::Timings timings_of(const timing::PairedResult& result, const PerformanceWork& work,
-                           double peak_bandwidth_gbs) {
+config::Timings timings_of(const timing::SampleSummary& student_ms, const timing::SampleSummary& ratio,
+                           const PerformanceWork& work, double peak_bandwidth_gbs) {
   auto figure = [](const timing::SampleSummary& summary) {
     return MeasuredFigure{summary.median, summary.ci.low, summary.ci.high};
   };
-  return config::Timings{figure(result.student_ms), figure(result.ratio), work.bytes, work.flops,
-                         peak_bandwidth_gbs, work.peak_gflops};
+  return config::Timings{figure(student_ms), figure(ratio), work.bytes, work.flops, peak_bandwidth_gbs,
+                         work.peak_gflops};
 }
 
 // What this GPU can do at most, for the plausibility check of the student's figures.
@@ -94,10 +94,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   // Rounds past the point where the case's points are the same anywhere in the intervals would
   // change no point: the measurement stops there (the report says so, beside the interval).
   policy.settled = [&](const timing::SampleSummary& student_ms, const timing::SampleSummary& ratio) {
-    timing::PairedResult so_far;
-    so_far.student_ms = student_ms;
-    so_far.ratio = ratio;
-    return config::points_settled(*spec, config::figure_for(kind, timings_of(so_far, work, peak_bandwidth_gbs)), device);
+    return config::points_settled(
+        *spec, config::figure_for(kind, timings_of(student_ms, ratio, work, peak_bandwidth_gbs)), device);
   };
   const timing::DeviceCeilings ceilings = device_ceilings(work, peak_bandwidth_gbs);
   timing::Workload workload = work.workload;
@@ -126,7 +124,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     const timing::Plausibility attempt_plausibility =
         timing::check_plausibility(work.bytes, work.flops, attempt.student_ms.median, ceilings);
     const config::Verdict attempt_verdict =
-        config::judge(*spec, config::figure_for(kind, timings_of(attempt, work, peak_bandwidth_gbs)), device);
+        config::judge(*spec, config::figure_for(kind, timings_of(attempt.student_ms, attempt.ratio, work, peak_bandwidth_gbs)), device);
     // In process a longer measurement supersedes a shorter one. Through runners each attempt is
     // also a new pair of processes, whose bias is the instrument's, not the code's: the student
     // keeps the best of the pairs (every one of them fully checked).

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cudalabs/timing/busy_device.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
 #include "cudalabs/timing/plausibility.hpp"
 #include "cudalabs/timing/prewindow_ranges.hpp"
@@ -171,3 +172,87 @@ TEST(PreWindowRanges, TheFirstRangeWhoseTwoChecksumsDifferIsNamed) {
 }
 
 }  // namespace
+
+// The busy-device rule (cudalabs/timing/busy_device.hpp): what an honest call's idle checks look
+// like in a judge (the switch back from a runner's context: 40-125 us on an H100, after the
+// reference's calls as after the student's) against work left running after the call returns.
+using Check = BusyDeviceRule::Check;
+constexpr const char* kAfterReturn = "after your call had returned";
+constexpr const char* kBeforeReference = "while the reference was about to run";
+
+// One round as the engine feeds it: both after-call checks, and the before-call check that
+// follows each side.
+void feed_round(BusyDeviceRule& rule, double student_after, double reference_after, double after_student_before,
+                double after_reference_before) {
+  rule.student_check(Check::after_call, student_after, kAfterReturn);
+  rule.reference_check(Check::after_call, reference_after);
+  rule.student_check(Check::before_call, after_student_before, kBeforeReference);
+  rule.reference_check(Check::before_call, after_reference_before);
+}
+
+TEST(BusyDeviceRule, TheContextSwitchBothRunnersCauseIsNotCharged) {
+  BusyDeviceRule rule;
+  // Like lab 05's solution on the H100: 3 of its 10 after-call checks above 50 us, up to 93 us,
+  // the reference's alike; one check before a call at 123 us (lab 01's went up to that).
+  const double student[] = {0.093, 0.041, 0.062, 0.045, 0.088, 0.039, 0.044, 0.047, 0.043, 0.046};
+  const double reference[] = {0.044, 0.047, 0.091, 0.040, 0.046, 0.043, 0.075, 0.042, 0.048, 0.045};
+  const double before_reference[] = {0.123, 0.040, 0.044, 0.041, 0.055, 0.043, 0.046, 0.058, 0.041, 0.044};
+  const double before_student[] = {0.045, 0.044, 0.060, 0.042, 0.046, 0.043, 0.041, 0.047, 0.050, 0.045};
+  for (int round = 0; round < 10; ++round) {
+    feed_round(rule, student[round], reference[round], before_reference[round], before_student[round]);
+    EXPECT_EQ(rule.verdict(round + 1, false), "") << "round " << round + 1;
+  }
+  EXPECT_EQ(rule.busy_samples(), 1) << "only the 123 us check, 78 us beyond the reference's median";
+  EXPECT_EQ(rule.verdict(10, true), "");
+  EXPECT_FALSE(rule.pending(10));
+}
+
+TEST(BusyDeviceRule, WorkLeftRunningAfterTheCallFailsTheCase) {
+  BusyDeviceRule rule;
+  for (int round = 0; round < 7; ++round) {
+    feed_round(rule, 0.045 + 0.12, 0.045, 0.04, 0.04);  // 0.12 ms of the call ran on after it
+    EXPECT_EQ(rule.verdict(round + 1, false), "") << "not before the 8th round";
+  }
+  feed_round(rule, 0.165, 0.045, 0.04, 0.04);
+  const std::string verdict = rule.verdict(8, false);
+  EXPECT_NE(verdict.find("work was still running on the GPU after your call had returned (8 times in 8 rounds"),
+            std::string::npos)
+      << verdict;
+  EXPECT_NE(verdict.find("0.120 ms longer to go idle than after the reference's calls"), std::string::npos) << verdict;
+}
+
+TEST(BusyDeviceRule, WorkThatSlowsEveryCheckCannotRaiseTheBaselinePastAnHonestSwitch) {
+  BusyDeviceRule rule;
+  // The student's work runs on through everything, the reference's checks included.
+  for (int round = 0; round < 8; ++round) feed_round(rule, 0.4, 0.4, 0.4, 0.4);
+  EXPECT_EQ(rule.busy_samples(), 16) << "every check of the student's, 0.3 ms beyond the ceiling";
+  EXPECT_NE(rule.verdict(8, false), "");
+}
+
+TEST(BusyDeviceRule, OneSlowReferenceCheckDoesNotHideTheStudentsWork) {
+  BusyDeviceRule rule;
+  for (int round = 0; round < 10; ++round) feed_round(rule, 0.12, round == 0 ? 0.1 : 0.02, 0.02, 0.02);
+  EXPECT_EQ(rule.busy_samples(), 10) << "the median of the reference's checks: 0.02 ms";
+  EXPECT_NE(rule.verdict(10, true), "");
+}
+
+TEST(BusyDeviceRule, AFewStrikesArePendingUntilMoreRoundsDilute) {
+  BusyDeviceRule rule;
+  for (int round = 0; round < 10; ++round) feed_round(rule, round < 3 ? 0.2 : 0.04, 0.04, 0.04, 0.04);
+  EXPECT_EQ(rule.verdict(10, false), "") << "3 of 10 is not half the rounds: sampling goes on";
+  EXPECT_TRUE(rule.pending(10)) << "3 of 10: a settled stop waits";
+  EXPECT_NE(rule.verdict(10, true), "") << "and the case fails if the budget ends there";
+  for (int round = 10; round < 13; ++round) feed_round(rule, 0.04, 0.04, 0.04, 0.04);
+  EXPECT_FALSE(rule.pending(13)) << "3 of 13";
+  EXPECT_EQ(rule.verdict(13, true), "");
+}
+
+TEST(BusyDeviceRule, ChecksBeforeACallAreNamedAsSuch) {
+  BusyDeviceRule rule;
+  rule.student_check(Check::before_call, 0.05, "before your call started");  // at the limit: not above
+  EXPECT_EQ(rule.busy_samples(), 0);
+  for (int i = 0; i < 3; ++i) rule.student_check(Check::before_call, 0.4, "before your call started");
+  EXPECT_EQ(rule.verdict(5, false), "") << "not before the 8th round";
+  EXPECT_NE(rule.verdict(5, true).find("before your call started (3 times in 5 rounds"), std::string::npos)
+      << rule.verdict(5, true);
+}

@@ -14,6 +14,7 @@
 #include "cudalabs/device_buffer.hpp"
 #include "cudalabs/device_probe.hpp"
 #include "cudalabs/remote/judge.hpp"
+#include "cudalabs/timing/busy_device.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 #include "cudalabs/timing/prewindow_ranges.hpp"
@@ -33,7 +34,6 @@ constexpr double kEventResolutionMs = 0.0005;
 constexpr std::uint64_t kWarmupDomain = 0x5741524D55505345ull;  // "WARMUPSE"
 constexpr std::uint64_t kReplicaDomain = 0x5245504C49434153ull;  // "REPLICAS"
 // Where the last device-idle check that found work was taken (for the failure's message).
-const char* last_busy_when = "";
 
 // Empty calls whose median round trip a judge subtracts from every sample.
 constexpr int kOverheadPings = 21;
@@ -175,7 +175,8 @@ class PreWindowCheck {
   DeviceBuffer<std::uint64_t> slots_;
 };
 
-// CUDALABS_TIMING_TRACE=FILE appends every sample (round, side, time as measured, time scored)
+// CUDALABS_TIMING_TRACE=FILE appends every sample (round, side, time as measured, time scored,
+// the runner's host time, wall clock, the device-idle checks before and after)
 // to FILE, for whoever tunes or doubts the engine; nothing reads it back.
 class SampleTrace {
  public:
@@ -195,10 +196,12 @@ class SampleTrace {
   void note(const char* text) {
     if (file_) std::fprintf(file_, "# %s (at %.1f ms)\n", text, wall_ms());
   }
-  void sample(int round, const char* side, double raw_ms, double scored_ms) {
+  // The last two figures: the device-idle checks before and after the sample (busy_device.hpp).
+  void sample(int round, const char* side, double raw_ms, double scored_ms, double check_before_ms,
+              double check_after_ms) {
     if (file_) {
-      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f\n", round, side, raw_ms, scored_ms, remote::last_call_host_ms(),
-                   wall_ms());
+      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f\n", round, side, raw_ms, scored_ms,
+                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms);
     }
   }
 
@@ -272,6 +275,7 @@ class Sampler {
     if (judge_) {
       const double busy = idle_probe_ms(stream_);
       if (busy_before) *busy_before = busy;
+      last_before_check_ms_ = busy;
     }
     const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
     if (seal) seal->clear();
@@ -300,12 +304,15 @@ class Sampler {
   // prepare and the window, else the failure, naming `whose` call it was.
   std::string prewindow_verdict(const std::string& whose) { return prewindow_.verdict(stream_, calls_, whose); }
 
-  double outstanding_ms() const {
-    if (judge_) return idle_probe_ms(stream_);
+  double outstanding_ms() {
+    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_);
     const Clock::time_point before = Clock::now();
     CUDALABS_CHECK(cudaDeviceSynchronize());
-    return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+    return last_after_check_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
   }
+  // The device-idle checks of the last sample (for the trace).
+  double last_before_check_ms() const { return last_before_check_ms_; }
+  double last_after_check_ms() const { return last_after_check_ms_; }
 
  private:
   void use(int replica) const {
@@ -325,7 +332,7 @@ class Sampler {
     std::vector<double> pings;
     for (int i = 0; i < kOverheadPings; ++i) {
       pings.push_back(remote::ping_ms(side, stream_));
-      if (trace_) trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0);
+      if (trace_) trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0, 0, 0);
     }
     std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
     return pings[kOverheadPings / 2];
@@ -335,6 +342,8 @@ class Sampler {
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
+  double last_before_check_ms_ = 0;
+  double last_after_check_ms_ = 0;
 };
 
 
@@ -375,33 +384,12 @@ void validate_replicas(const Workload& work) {
   }
 }
 
-// Counts a device-idle check that found work still running. `when` says where it was found.
-void charge_busy_device(double busy_ms, const char* when, PairedResult& result) {
-  if (busy_ms <= kOutstandingWorkLimitMs) return;
-  ++result.samples_with_outstanding_work;
-  result.max_outstanding_ms = std::max(result.max_outstanding_ms, busy_ms);
-  last_busy_when = when;
-}
-
-// Work left running fails the case once it was seen kOutstandingWorkStrikes times and in at least
-// a quarter of the rounds so far (from the 8th on, and at the end): work that escapes the
-// measurement to move a median must do so in about half the rounds, while an honest call's rare
-// delays (the host thread losing its core, the GPU switching contexts late) stay far below that.
-void judge_busy_device(int rounds_done, bool at_end, PairedResult& result) {
-  const int busy = result.samples_with_outstanding_work;
-  if (busy < kOutstandingWorkStrikes || 4 * busy < rounds_done || (!at_end && rounds_done < 8)) return;
-  char text[400];
-  std::snprintf(text, sizeof text,
-                "work was still running on the GPU %s (%d times in %d rounds; the device needed up to %.3f ms more "
-                "to go idle): launch everything on the stream you were given, and finish it before you return",
-                last_busy_when, busy, rounds_done, result.max_outstanding_ms);
-  result.integrity_failure = text;
-}
-
 // The student side of a round: sample, then the untimed checks. Returns the sample's time and
 // fills result.integrity_failure when the checks found one.
+// `follows_student`: the student's calls were the last ones timed before this sample (whose
+// device-idle checks, before and after, are then the student's to answer for; see BusyDeviceRule).
 double student_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
-                      OutputSeal& output_seal, PairedResult& result) {
+                      OutputSeal& output_seal, bool follows_student, BusyDeviceRule& busy, PairedResult& result) {
   std::vector<std::uint64_t> sums;
   cudaError_t status = cudaSuccess;
   const Launch call = [&](cudaStream_t s) {
@@ -411,7 +399,11 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
   double busy_before = 0;
   const double ms = sampler.sample_ms(call, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
   const std::string written_early = sampler.prewindow_verdict("a timed call");
-  charge_busy_device(busy_before, "before your call started", result);
+  if (follows_student) {
+    busy.student_check(BusyDeviceRule::Check::before_call, busy_before, "before your call started");
+  } else {
+    busy.reference_check(BusyDeviceRule::Check::before_call, busy_before);
+  }
   if (!written_early.empty()) {
     result.integrity_failure = "sample " + std::to_string(round + 1) + ": " + written_early;
     return ms;
@@ -420,9 +412,8 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
     result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
     return ms;
   }
-  charge_busy_device(sampler.outstanding_ms(),
-                     remote::judge_mode() ? "after your call had returned" : "after the stream you were given finished",
-                     result);
+  busy.student_check(BusyDeviceRule::Check::after_call, sampler.outstanding_ms(),
+                     remote::judge_mode() ? "after your call had returned" : "after the stream you were given finished");
   ++result.verified_samples;
   std::string wrong = output_seal.check(stream);
   if (wrong.empty()) wrong = check_student_call(work, sums, seed, stream, work.calls_per_sample);
@@ -441,14 +432,21 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
 // it charges the student (only the student's runner can have left work running), and so does an
 // input that changed while the reference ran: the student's runner holds the inputs' memory too,
 // and rewriting them (to a pattern that is slow for the reference) would tilt the ratio.
+// Its device-idle checks are the honest baseline for the student's (BusyDeviceRule), except the
+// one before it when the student's calls came just before.
 double solution_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
-                       OutputSeal& output_seal, PairedResult& result) {
+                       OutputSeal& output_seal, bool follows_student, BusyDeviceRule& busy, PairedResult& result) {
   double busy_before = 0;
   std::vector<std::uint64_t> sums;
   const double ms =
       sampler.sample_ms(work.solution, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
+  busy.reference_check(BusyDeviceRule::Check::after_call, sampler.outstanding_ms());
   const std::string written_early = sampler.prewindow_verdict("the reference's timed call");
-  charge_busy_device(busy_before, "while the reference was about to run", result);
+  if (follows_student) {
+    busy.student_check(BusyDeviceRule::Check::before_call, busy_before, "while the reference was about to run");
+  } else {
+    busy.reference_check(BusyDeviceRule::Check::before_call, busy_before);
+  }
   static_cast<void>(output_seal.check(stream));
   if (!written_early.empty()) {
     // Only the student's runner holds that memory besides the judge (and the trusted runners).
@@ -565,18 +563,24 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
                 result.call_overhead_ms, result.student_call_overhead_ms);
   trace.note(heading);
   OutputSeal output_seal;
+  BusyDeviceRule busy;
   for (int round = 0;; ++round) {
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
-    // Alternate which goes first, so an order effect appears in both directions equally.
+    // Alternate which goes first, so an order effect appears in both directions equally. The
+    // rounds run S R | R S | S R ...: the first sample of round 0 follows the warm-up, whose last
+    // calls were the reference's.
     const auto student_side = [&] {
-      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, result);
-      trace.sample(round, "student", sampler.last_raw_ms(), student_ms);
+      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, round % 2 == 0 && round > 0, busy,
+                                  result);
+      trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
+                   sampler.last_after_check_ms());
     };
     const auto solution_side = [&] {
-      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, result);
-      trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms);
+      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, round % 2 == 0, busy, result);
+      trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
+                   sampler.last_after_check_ms());
     };
     if (round % 2 == 0) {
       student_side();
@@ -587,7 +591,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
       if (!result.integrity_failure.empty()) break;
       student_side();
     }
-    if (result.integrity_failure.empty()) judge_busy_device(round + 1, false, result);
+    if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(round + 1, false);
     if (!result.integrity_failure.empty()) break;
     student.push_back(student_ms);
     solution.push_back(solution_ms);
@@ -595,12 +599,16 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     result.ratio = summarize(ratio, policy.confidence);
     const SampleSummary student_so_far =
         policy.settled ? summarize(student, policy.confidence) : SampleSummary{};  // only asked for then
-    const PairedStop decision = paired_stop(student_so_far, result.ratio, seconds_since(started), policy);
+    const double elapsed = seconds_since(started);
+    const PairedStop decision = paired_stop(student_so_far, result.ratio, elapsed, policy);
     result.target_met = decision.target_met;
     result.settled = decision.settled;
-    if (decision.stop) break;
+    const bool budget_spent = round + 1 >= policy.max_samples || elapsed >= policy.time_budget_seconds;
+    if (decision.stop && (budget_spent || !busy.pending(round + 1))) break;
   }
-  if (result.integrity_failure.empty()) judge_busy_device(static_cast<int>(ratio.size()), true, result);
+  if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), true);
+  result.samples_with_outstanding_work = busy.busy_samples();
+  result.max_outstanding_ms = busy.max_busy_ms();
   if (!result.integrity_failure.empty()) result.target_met = result.settled = false;
   result.rounds = static_cast<int>(ratio.size());
   result.ratio = summarize(ratio, policy.confidence);

@@ -38,6 +38,10 @@ fs::path reports_folder(const fs::path& out, const std::string& student_id) {
 
 namespace {
 
+// Grades running correctness tests at once, whatever --jobs says (more threads still build): see
+// session/gpu_slots.hpp for the H100 figures behind it.
+constexpr std::size_t kGradesTestingAtOnce = 4;
+
 void require_known_lab(const CoursePaths& paths, const std::string& lab) {
   const auto ids = paths.lab_ids();
   if (std::find(ids.begin(), ids.end(), lab) == ids.end()) {
@@ -280,6 +284,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
     GradeInProgress grade;
   };
   std::vector<Waiting> waiting;
+  GpuSlots gpu_slots(kGradesTestingAtOnce);
   std::atomic<std::size_t> next{0};
   const auto first_parts = [&] {
     for (;;) {
@@ -294,6 +299,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         run.submission = job.submission.path;
         run.work_dir = make_work_dir(request.lab);
         run.sanitize = request.sanitize;
+        run.gpu_slots = &gpu_slots;
         GradeInProgress grade = [&] {
           try {
             return begin_grade(paths, run);

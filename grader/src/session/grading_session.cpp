@@ -51,6 +51,9 @@ constexpr Stage kSharedPart[] = {
     run_correctness_tests,    // run/
     run_sanitizer_while_sharing,  // run/
 };
+// The shared part's stages that run GPU work (RunRequest::gpu_slots).
+bool runs_tests(Stage stage) { return stage == run_correctness_tests || stage == run_sanitizer_while_sharing; }
+
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
     apply_sanitizer,          // run/
@@ -186,7 +189,9 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
   session.run_dir = parts.work->path() / "run";
   fs::create_directories(session.binary_dir);
   fs::create_directories(session.run_dir);
+  std::optional<GpuSlots::Slot> gpu_slot;  // from the first stage that runs tests to the part's end
   for (const Stage stage : kSharedPart) {
+    if (request.gpu_slots && !gpu_slot && runs_tests(stage)) gpu_slot.emplace(*request.gpu_slots);
     if (std::optional<Stop> stop = stage(session)) {
       parts.ended = finish(session, *stop);
       break;

@@ -40,6 +40,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cudalabs/timing/busy_device.hpp"
 #include "cudalabs/timing/statistics.hpp"
 #include "cudalabs/timing/stopping_rule.hpp"
 
@@ -132,26 +133,13 @@ struct PairedResult {
   std::string integrity_failure;
   int verified_samples = 0;              // student samples whose output was checked (all of them)
   int samples_with_outstanding_work = 0; // student samples after which the device was not idle
-  double max_outstanding_ms = 0;         // longest such wait for the device to go idle
+  double max_outstanding_ms = 0;         // longest such wait beyond the reference's (see below)
   // In a judge: the median round trip of an empty call, subtracted from every sample (0 in process).
   double call_overhead_ms = 0;
   // The same round trip to the student's runner: reported, never subtracted (that runner is
   // untrusted and could slow its pings to have more taken off its samples).
   double student_call_overhead_ms = 0;
 };
-
-// A student sample after which the device-idle check takes longer than this had work still
-// running elsewhere. In process the check is cudaDeviceSynchronize, which on an idle device
-// returns in a few microseconds (it only reads the context's completion markers); in a judge it
-// is an empty kernel of the judge's, launched and waited for (about 10 us on an idle GPU). 50 us
-// is far above either, and below the time of every timed case of the labs (0.05 ms and more), so
-// work moved off the stream, or left running in a runner, cannot hide under it.
-inline constexpr double kOutstandingWorkLimitMs = 0.05;
-// The case fails once this many student samples showed outstanding work. One could be the host
-// thread losing its core inside the call (that only lengthens the wait, never shortens it); work
-// that escapes the measurement on purpose does so on every sample it wants to speed up, and must
-// do so on half of them to move a median.
-inline constexpr int kOutstandingWorkStrikes = 3;
 
 // The seed of round `index` (index >= 0) under `base`: SplitMix64's finalizer of base and index,
 // so neighbouring rounds get unrelated inputs. Warm-up launches use their own seeds.

@@ -51,8 +51,11 @@ constexpr Stage kSharedPart[] = {
     run_correctness_tests,    // run/
     run_sanitizer_while_sharing,  // run/
 };
-// The shared part's stages that run GPU work (RunRequest::gpu_slots).
-bool runs_tests(Stage stage) { return stage == run_correctness_tests || stage == run_sanitizer_while_sharing; }
+// The shared part's stage whose GPU work RunRequest::gpu_slots limits. Not the sanitizer's pass:
+// its tools spend their time on the CPU (a batch of 20 sanitized grades held to four slots took
+// 240 s on the H100, more than grading them one at a time), and it sizes its own shards by how
+// many other passes are running (sanitizer_pass.hpp).
+bool runs_tests(Stage stage) { return stage == run_correctness_tests; }
 
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
@@ -189,9 +192,9 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
   session.run_dir = parts.work->path() / "run";
   fs::create_directories(session.binary_dir);
   fs::create_directories(session.run_dir);
-  std::optional<GpuSlots::Slot> gpu_slot;  // from the first stage that runs tests to the part's end
   for (const Stage stage : kSharedPart) {
-    if (request.gpu_slots && !gpu_slot && runs_tests(stage)) gpu_slot.emplace(*request.gpu_slots);
+    std::optional<GpuSlots::Slot> gpu_slot;
+    if (request.gpu_slots && runs_tests(stage)) gpu_slot.emplace(*request.gpu_slots);
     if (std::optional<Stop> stop = stage(session)) {
       parts.ended = finish(session, *stop);
       break;

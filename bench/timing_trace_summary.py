@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""What a judge's timing trace says, one timed measurement at a time.
+
+Reads files written with CUDALABS_TIMING_TRACE=FILE (common/src/timing/interleaved.cu,
+SampleTrace): a `# warm-up` line opens each measurement (a timed case, or its remeasurement), then
+ping lines (round -1) and one line per sample:
+
+    ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS
+
+(older traces stop after WALL_MS). Prints per measurement: the rounds, the round trips to each
+runner, each side's median window as measured and as scored, the runner's host time, the median
+ratio, and the device-idle checks by where they were made (after each side's calls; before each
+side's window, by whose calls came last: rounds run S R | R S | S R ...), with how many were more
+than 50 us above their position's median (timing::BusyDeviceRule's margin).
+
+    bench/timing_trace_summary.py TRACE...
+"""
+import statistics
+import sys
+
+MARGIN_MS = 0.05  # kOutstandingWorkLimitMs
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def read_measurements(path):
+    measurements, current = [], None
+    with open(path) as trace:
+        for number, line in enumerate(trace, 1):
+            if line.startswith("# warm-up"):
+                current = {"pings": {}, "samples": []}
+                measurements.append(current)
+                continue
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if current is None or len(fields) < 6:
+                sys.exit(f"{path}:{number}: expected a '# warm-up' line before it and at least 6 fields "
+                         "(round side raw scored runner_host wall)")
+            try:
+                round_index = int(fields[0])
+                numbers = [float(x) for x in fields[2:]]
+            except ValueError:
+                sys.exit(f"{path}:{number}: expected a round number and decimal figures, got: {line.strip()}")
+            side = fields[1]
+            if round_index < 0:
+                current["pings"].setdefault(side.replace("ping-", ""), []).append(numbers[0])
+            else:
+                current["samples"].append((round_index, side, numbers))
+    return measurements
+
+
+def who_came_last(round_index, side):
+    """Whose calls were timed last before this sample: rounds run S R | R S | S R ..."""
+    first = "student" if round_index % 2 == 0 else "solution"
+    if side != first:
+        return first
+    if round_index == 0:
+        return "solution"  # the warm-up's last calls
+    return "student" if round_index % 2 == 0 else "solution"
+
+
+def summarize(path, index, measurement):
+    samples = measurement["samples"]
+    rounds = 1 + max((s[0] for s in samples), default=-1)
+    print(f"{path}, measurement {index + 1}: {rounds} rounds")
+    for side, pings in sorted(measurement["pings"].items()):
+        print(f"  round trip to the {side}'s runner: median {statistics.median(pings):.4f} ms, "
+              f"p90 {percentile(pings, 0.9):.4f} ms ({len(pings)} pings)")
+    by_side = {}
+    for round_index, side, numbers in samples:
+        by_side.setdefault(side, {})[round_index] = numbers
+    for side, rows in sorted(by_side.items()):
+        figures = list(rows.values())
+        print(f"  {side:8}: window {statistics.median(f[0] for f in figures):.4f} ms as measured, "
+              f"{statistics.median(f[1] for f in figures):.4f} ms scored, runner host "
+              f"{statistics.median(f[2] for f in figures):.4f} ms")
+    student, solution = by_side.get("student", {}), by_side.get("solution", {})
+    ratios = [student[r][1] / solution[r][1] for r in student if r in solution and solution[r][1] > 0]
+    if ratios:
+        print(f"  ratio: median {statistics.median(ratios):.3f}, {min(ratios):.3f}-{max(ratios):.3f}")
+    checks = {}
+    for round_index, side, numbers in samples:
+        if len(numbers) < 6:
+            continue
+        checks.setdefault(f"before the {side}'s window, after the {who_came_last(round_index, side)}'s calls",
+                          []).append(numbers[4])
+        checks.setdefault(f"after the {side}'s calls", []).append(numbers[5])
+    for where, values in sorted(checks.items()):
+        middle = statistics.median(values)
+        above = sum(v > middle + MARGIN_MS for v in values)
+        print(f"  idle check {where}: median {middle * 1000:.1f} us, p90 {percentile(values, 0.9) * 1000:.1f} us, "
+              f"max {max(values) * 1000:.1f} us; {above} of {len(values)} more than 50 us above the median")
+
+
+def main(paths):
+    if not paths:
+        sys.exit(__doc__.strip().splitlines()[-1].strip().replace("bench/", "usage: bench/"))
+    for path in paths:
+        try:
+            measurements = read_measurements(path)
+        except OSError as error:
+            sys.exit(f"{path}: {error.strerror}")
+        if not measurements:
+            print(f"{path}: no measurement (no '# warm-up' line)")
+        for index, measurement in enumerate(measurements):
+            summarize(path, index, measurement)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

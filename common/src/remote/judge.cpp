@@ -546,7 +546,6 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
     const Reply mirrored = checker.transact(copy, kCallTimeoutMs);
     if (mirrored.status != ReplyStatus::ok) checker.fail("failed a call the reference runner was given");
   }
-  call.request.flags = state.reply_on_return ? kReplyOnReturn : 0;
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
@@ -593,11 +592,6 @@ TimingPin::~TimingPin() {
   JudgeState& state = judge();
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) runner->pin_to(-1);
 }
-
-ReplyOnReturn::ReplyOnReturn(bool active) noexcept : was_(judge().reply_on_return) {
-  judge().reply_on_return = was_ || active;
-}
-ReplyOnReturn::~ReplyOnReturn() { judge().reply_on_return = was_; }
 
 CheckingScope::CheckingScope() noexcept : was_checking_(judge().checking) { judge().checking = true; }
 CheckingScope::~CheckingScope() { judge().checking = was_checking_; }

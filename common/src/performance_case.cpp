@@ -123,8 +123,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     }
     const timing::Plausibility attempt_plausibility =
         timing::check_plausibility(work.bytes, work.flops, attempt.student_ms.median, ceilings);
-    const config::Verdict attempt_verdict =
-        config::judge(*spec, config::figure_for(kind, timings_of(attempt.student_ms, attempt.ratio, work, peak_bandwidth_gbs)), device);
+    const config::Verdict attempt_verdict = config::judge(
+        *spec, config::figure_for(kind, timings_of(attempt.student_ms, attempt.ratio, work, peak_bandwidth_gbs)),
+        device);
     // In process a longer measurement supersedes a shorter one. Through runners each attempt is
     // also a new pair of processes, whose bias is the instrument's, not the code's: the student
     // keeps the best of the pairs (every one of them fully checked).

@@ -101,7 +101,8 @@ PreviewSamples measure_student_alone(const timing::Workload& work, const timing:
     const std::uint64_t seed = timing::round_seed(work.seed, static_cast<std::uint64_t>(round));
     const bool checked = true;  // every call: nothing tells a checked one from another
     if (work.prepare) work.prepare(seed, stream);
-    const std::vector<std::uint64_t> sums = checked ? timing::sealed_input_sums(work, stream) : std::vector<std::uint64_t>{};
+    const std::vector<std::uint64_t> sums =
+        checked ? timing::sealed_input_sums(work, stream) : std::vector<std::uint64_t>{};
     flusher.flush(stream);  // also resets persisting-L2 lines and limit
     timer.start(stream);
     const cudaError_t status = call();

@@ -164,6 +164,7 @@ TEST(PairedStop, StopsOnceSettledEvenWhenImprecise) {
   EXPECT_TRUE(decision.stop);
   EXPECT_TRUE(decision.settled);
   EXPECT_FALSE(decision.target_met);  // the interval is still 5%: only the points are settled
+  EXPECT_FALSE(decision.budget_spent);
 }
 
 TEST(PairedStop, NeverBeforeMinSamples) {
@@ -190,6 +191,7 @@ TEST(PairedStop, WithoutASettledTestItIsShouldStop) {
   EXPECT_FALSE(paired_stop(tracked(10, 0.5), tracked(10, 0.05), 0.1, policy).stop);
   const auto out_of_time = paired_stop(tracked(10, 0.5), tracked(10, 0.05), 2.5, policy);
   EXPECT_TRUE(out_of_time.stop);
+  EXPECT_TRUE(out_of_time.budget_spent);
   EXPECT_FALSE(out_of_time.target_met);
   EXPECT_FALSE(out_of_time.settled);
 }

@@ -7,36 +7,30 @@
 
 namespace cudalabs::timing {
 
-void BusyDeviceRule::reference_check(Check kind, double ms) {
-  (kind == Check::after_call ? reference_after_ms_ : reference_before_ms_).push_back(ms);
+void BusyDeviceRule::check(double ms, const char* when, bool after_reference_call) {
+  checks_.push_back({ms, when});
+  if (after_reference_call) after_reference_ms_.push_back(ms);
 }
 
-void BusyDeviceRule::student_check(Check kind, double ms, const char* when) { student_.push_back({kind, ms, when}); }
-
-double BusyDeviceRule::baseline_ms(Check kind) const {
-  std::vector<double> sorted = kind == Check::after_call ? reference_after_ms_ : reference_before_ms_;
-  if (sorted.empty()) return 0;
-  // The lower median: of an even count, the smaller middle figure (the one that charges more).
+double BusyDeviceRule::baseline_ms() const {
+  if (after_reference_ms_.empty()) return 0;
+  std::vector<double> sorted = after_reference_ms_;
+  // The lower median: of an even count, the smaller middle figure (the one that counts more).
   const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>((sorted.size() - 1) / 2);
   std::nth_element(sorted.begin(), middle, sorted.end());
-  return std::min(*middle, kHonestSwitchCeilingMs);
+  return std::min(*middle, kHonestCheckCeilingMs);
 }
 
 int BusyDeviceRule::busy_samples() const {
-  const double after = baseline_ms(Check::after_call);
-  const double before = baseline_ms(Check::before_call);
-  return static_cast<int>(std::count_if(student_.begin(), student_.end(), [&](const StudentCheck& check) {
-    return check.ms - (check.kind == Check::after_call ? after : before) > kOutstandingWorkLimitMs;
-  }));
+  const double bar = baseline_ms() + kOutstandingWorkLimitMs;
+  return static_cast<int>(std::count_if(checks_.begin(), checks_.end(), [&](const Check& c) { return c.ms > bar; }));
 }
 
 double BusyDeviceRule::max_busy_ms() const {
-  const double after = baseline_ms(Check::after_call);
-  const double before = baseline_ms(Check::before_call);
+  const double baseline = baseline_ms();
   double most = 0;
-  for (const StudentCheck& check : student_) {
-    const double beyond = check.ms - (check.kind == Check::after_call ? after : before);
-    if (beyond > kOutstandingWorkLimitMs) most = std::max(most, beyond);
+  for (const Check& c : checks_) {
+    if (c.ms - baseline > kOutstandingWorkLimitMs) most = std::max(most, c.ms - baseline);
   }
   return most;
 }
@@ -51,12 +45,10 @@ std::string BusyDeviceRule::verdict(int rounds_done, bool at_end) const {
   const bool fails = at_end ? pending(rounds_done)
                             : rounds_done >= 8 && busy >= kOutstandingWorkStrikes && 2 * busy >= rounds_done;
   if (!fails) return "";
-  // Name the last counted check's place.
-  const double after = baseline_ms(Check::after_call);
-  const double before = baseline_ms(Check::before_call);
-  const char* when = "";
-  for (const StudentCheck& check : student_) {
-    if (check.ms - (check.kind == Check::after_call ? after : before) > kOutstandingWorkLimitMs) when = check.when;
+  const double bar = baseline_ms() + kOutstandingWorkLimitMs;
+  const char* when = "";  // the last counted check's place
+  for (const Check& c : checks_) {
+    if (c.ms > bar) when = c.when;
   }
   return fmt::format(
       "work was still running on the GPU {} ({} times in {} rounds; the device needed up to {:.3f} ms longer to go "

@@ -33,7 +33,6 @@ constexpr double kEventResolutionMs = 0.0005;
 // so they never coincide with a timed round's.
 constexpr std::uint64_t kWarmupDomain = 0x5741524D55505345ull;  // "WARMUPSE"
 constexpr std::uint64_t kReplicaDomain = 0x5245504C49434153ull;  // "REPLICAS"
-// Where the last device-idle check that found work was taken (for the failure's message).
 
 // Empty calls whose median round trip a judge subtracts from every sample.
 constexpr int kOverheadPings = 21;
@@ -332,7 +331,9 @@ class Sampler {
     std::vector<double> pings;
     for (int i = 0; i < kOverheadPings; ++i) {
       pings.push_back(remote::ping_ms(side, stream_));
-      if (trace_) trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0, 0, 0);
+      if (trace_) {
+        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0, 0, 0);
+      }
     }
     std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
     return pings[kOverheadPings / 2];
@@ -386,10 +387,8 @@ void validate_replicas(const Workload& work) {
 
 // The student side of a round: sample, then the untimed checks. Returns the sample's time and
 // fills result.integrity_failure when the checks found one.
-// `follows_student`: the student's calls were the last ones timed before this sample (whose
-// device-idle checks, before and after, are then the student's to answer for; see BusyDeviceRule).
 double student_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
-                      OutputSeal& output_seal, bool follows_student, BusyDeviceRule& busy, PairedResult& result) {
+                      OutputSeal& output_seal, BusyDeviceRule& busy, PairedResult& result) {
   std::vector<std::uint64_t> sums;
   cudaError_t status = cudaSuccess;
   const Launch call = [&](cudaStream_t s) {
@@ -397,13 +396,10 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
     if (status == cudaSuccess) status = returned;  // the first failure of the sample's calls
   };
   double busy_before = 0;
-  const double ms = sampler.sample_ms(call, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
+  const auto seal_inputs = [&] { sums = sealed_input_sums(work, stream); };
+  const double ms = sampler.sample_ms(call, seed, seal_inputs, &output_seal, &busy_before);
   const std::string written_early = sampler.prewindow_verdict("a timed call");
-  if (follows_student) {
-    busy.student_check(BusyDeviceRule::Check::before_call, busy_before, "before your call started");
-  } else {
-    busy.reference_check(BusyDeviceRule::Check::before_call, busy_before);
-  }
+  busy.check(busy_before, "before your call started");
   if (!written_early.empty()) {
     result.integrity_failure = "sample " + std::to_string(round + 1) + ": " + written_early;
     return ms;
@@ -412,8 +408,8 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
     result.integrity_failure = "timed call " + std::to_string(round + 1) + " failed: " + failed;
     return ms;
   }
-  busy.student_check(BusyDeviceRule::Check::after_call, sampler.outstanding_ms(),
-                     remote::judge_mode() ? "after your call had returned" : "after the stream you were given finished");
+  busy.check(sampler.outstanding_ms(),
+             remote::judge_mode() ? "after your call had returned" : "after the stream you were given finished");
   ++result.verified_samples;
   std::string wrong = output_seal.check(stream);
   if (wrong.empty()) wrong = check_student_call(work, sums, seed, stream, work.calls_per_sample);
@@ -432,21 +428,16 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
 // it charges the student (only the student's runner can have left work running), and so does an
 // input that changed while the reference ran: the student's runner holds the inputs' memory too,
 // and rewriting them (to a pattern that is slow for the reference) would tilt the ratio.
-// Its device-idle checks are the honest baseline for the student's (BusyDeviceRule), except the
-// one before it when the student's calls came just before.
+// The idle check right after its calls charges the student too, and is BusyDeviceRule's baseline.
 double solution_sample(Sampler& sampler, const Workload& work, int round, std::uint64_t seed, cudaStream_t stream,
-                       OutputSeal& output_seal, bool follows_student, BusyDeviceRule& busy, PairedResult& result) {
+                       OutputSeal& output_seal, BusyDeviceRule& busy, PairedResult& result) {
   double busy_before = 0;
   std::vector<std::uint64_t> sums;
-  const double ms =
-      sampler.sample_ms(work.solution, seed, [&] { sums = sealed_input_sums(work, stream); }, &output_seal, &busy_before);
-  busy.reference_check(BusyDeviceRule::Check::after_call, sampler.outstanding_ms());
+  const auto seal_inputs = [&] { sums = sealed_input_sums(work, stream); };
+  const double ms = sampler.sample_ms(work.solution, seed, seal_inputs, &output_seal, &busy_before);
+  busy.check(sampler.outstanding_ms(), "right after the reference's call", true);
   const std::string written_early = sampler.prewindow_verdict("the reference's timed call");
-  if (follows_student) {
-    busy.student_check(BusyDeviceRule::Check::before_call, busy_before, "while the reference was about to run");
-  } else {
-    busy.reference_check(BusyDeviceRule::Check::before_call, busy_before);
-  }
+  busy.check(busy_before, "while the reference was about to run");
   static_cast<void>(output_seal.check(stream));
   if (!written_early.empty()) {
     // Only the student's runner holds that memory besides the judge (and the trusted runners).
@@ -568,17 +559,14 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
-    // Alternate which goes first, so an order effect appears in both directions equally. The
-    // rounds run S R | R S | S R ...: the first sample of round 0 follows the warm-up, whose last
-    // calls were the reference's.
+    // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
-      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, round % 2 == 0 && round > 0, busy,
-                                  result);
+      student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
       trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
                    sampler.last_after_check_ms());
     };
     const auto solution_side = [&] {
-      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, round % 2 == 0, busy, result);
+      solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, busy, result);
       trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
                    sampler.last_after_check_ms());
     };
@@ -599,12 +587,10 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     result.ratio = summarize(ratio, policy.confidence);
     const SampleSummary student_so_far =
         policy.settled ? summarize(student, policy.confidence) : SampleSummary{};  // only asked for then
-    const double elapsed = seconds_since(started);
-    const PairedStop decision = paired_stop(student_so_far, result.ratio, elapsed, policy);
+    const PairedStop decision = paired_stop(student_so_far, result.ratio, seconds_since(started), policy);
     result.target_met = decision.target_met;
     result.settled = decision.settled;
-    const bool budget_spent = round + 1 >= policy.max_samples || elapsed >= policy.time_budget_seconds;
-    if (decision.stop && (budget_spent || !busy.pending(round + 1))) break;
+    if (decision.stop && (decision.budget_spent || !busy.pending(round + 1))) break;
   }
   if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), true);
   result.samples_with_outstanding_work = busy.busy_samples();

@@ -14,6 +14,10 @@ namespace {
 
 bool positive_finite(double value) { return std::isfinite(value) && value > 0.0; }
 
+bool budget_spent(std::size_t samples, double elapsed_seconds, const SamplingPolicy& policy) {
+  return samples >= static_cast<std::size_t>(policy.max_samples) || elapsed_seconds >= policy.time_budget_seconds;
+}
+
 }  // namespace
 
 void validate(const SamplingPolicy& policy) {
@@ -50,8 +54,7 @@ bool should_stop(const SampleSummary& tracked, double elapsed_seconds, const Sam
       tracked.relative_halfwidth() <= policy.target_relative_ci) {
     met = true;
     stop = true;
-  } else if (samples >= static_cast<std::size_t>(policy.max_samples) ||
-             elapsed_seconds >= policy.time_budget_seconds) {
+  } else if (budget_spent(samples, elapsed_seconds, policy)) {
     stop = true;
   }
   if (target_met != nullptr) *target_met = met;
@@ -62,6 +65,7 @@ PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& rat
                        const SamplingPolicy& policy) {
   PairedStop decision;
   decision.stop = should_stop(ratio, elapsed_seconds, policy, &decision.target_met);
+  decision.budget_spent = budget_spent(ratio.samples, elapsed_seconds, policy);
   if (decision.target_met || !policy.settled || ratio.samples < static_cast<std::size_t>(policy.min_samples)) {
     return decision;
   }

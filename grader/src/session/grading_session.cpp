@@ -52,10 +52,10 @@ constexpr Stage kSharedPart[] = {
     run_sanitizer_while_sharing,  // run/
 };
 // The shared part's stage whose GPU work RunRequest::gpu_slots limits. Not the sanitizer's pass:
-// its tools spend their time on the CPU (a batch of 20 sanitized grades held to four slots took
-// 240 s on the H100, more than grading them one at a time), and it sizes its own shards by how
-// many other passes are running (sanitizer_pass.hpp).
-bool runs_tests(Stage stage) { return stage == run_correctness_tests; }
+// it limits its own tool runs (sanitizer_pass.hpp), which spend most of their time on the CPU. On
+// the H100 a sanitized batch of 20 took 240 s with the pass inside the four slots and 253 s
+// outside them: the slots are not what holds it back.
+bool holds_gpu_slot(Stage stage) { return stage == run_correctness_tests; }
 
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
@@ -194,7 +194,7 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
   fs::create_directories(session.run_dir);
   for (const Stage stage : kSharedPart) {
     std::optional<GpuSlots::Slot> gpu_slot;
-    if (request.gpu_slots && runs_tests(stage)) gpu_slot.emplace(*request.gpu_slots);
+    if (request.gpu_slots && holds_gpu_slot(stage)) gpu_slot.emplace(*request.gpu_slots);
     if (std::optional<Stop> stop = stage(session)) {
       parts.ended = finish(session, *stop);
       break;

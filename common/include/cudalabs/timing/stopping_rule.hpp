@@ -42,6 +42,7 @@ struct PairedStop {
   bool stop = false;
   bool target_met = false;
   bool settled = false;
+  bool budget_spent = false;  // max_samples or the time budget reached (whatever else is true)
 };
 PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& ratio, double elapsed_seconds,
                        const SamplingPolicy& policy);

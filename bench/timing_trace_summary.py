@@ -5,11 +5,13 @@ Reads files written with CUDALABS_TIMING_TRACE=FILE (common/src/timing/interleav
 SampleTrace): a `# warm-up` line opens each measurement (a timed case, or its remeasurement), then
 ping lines (round -1) and one line per sample:
 
-    ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS
+    ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS CPU_WAIT_US
 
-(older traces stop after WALL_MS). Prints per measurement: the rounds, the round trips to each
-runner, each side's median window as measured and as scored, the runner's host time, the median
-ratio, and the device-idle checks by where they were made (after each side's calls; before each
+(older traces stop after WALL_MS or CHECK_AFTER_MS; a ping line's CPU_WAIT_US is its 7th figure).
+Prints per measurement: the rounds, the round trips to each runner, each side's median window as
+measured and as scored, the runner's host time, how long the timed threads waited for a CPU in
+the windows (rounds with a wait above 20 us are measured again by the judge), the median ratio of
+the rounds kept, and the device-idle checks by where they were made (after each side's calls; before each
 side's window, by whose calls came last: rounds run S R | R S | S R ...), with how many were more
 than 50 us above their position's median (timing::BusyDeviceRule's margin).
 
@@ -19,6 +21,7 @@ import statistics
 import sys
 
 MARGIN_MS = 0.05  # kOutstandingWorkLimitMs
+DISTURBING_WAIT_US = 20  # kDisturbingCpuWaitUs
 
 
 def percentile(values, fraction):
@@ -47,7 +50,8 @@ def read_measurements(path):
                 sys.exit(f"{path}:{number}: expected a round number and decimal figures, got: {line.strip()}")
             side = fields[1]
             if round_index < 0:
-                current["pings"].setdefault(side.replace("ping-", ""), []).append(numbers[0])
+                wait = numbers[6] if len(numbers) > 6 else -1
+                current["pings"].setdefault(side.replace("ping-", ""), []).append((numbers[0], wait))
             else:
                 current["samples"].append((round_index, side, numbers))
     return measurements
@@ -68,8 +72,9 @@ def summarize(path, index, measurement):
     rounds = 1 + max((s[0] for s in samples), default=-1)
     print(f"{path}, measurement {index + 1}: {rounds} rounds")
     for side, pings in sorted(measurement["pings"].items()):
-        print(f"  round trip to the {side}'s runner: median {statistics.median(pings):.4f} ms, "
-              f"p90 {percentile(pings, 0.9):.4f} ms ({len(pings)} pings)")
+        kept = [ms for ms, wait in pings if wait <= DISTURBING_WAIT_US] or [ms for ms, _ in pings]
+        print(f"  round trip to the {side}'s runner: median {statistics.median(kept):.4f} ms, "
+              f"p90 {percentile(kept, 0.9):.4f} ms ({len(kept)} pings kept of {len(pings)})")
     by_side = {}
     for round_index, side, numbers in samples:
         by_side.setdefault(side, {})[round_index] = numbers
@@ -79,9 +84,21 @@ def summarize(path, index, measurement):
               f"{statistics.median(f[1] for f in figures):.4f} ms scored, runner host "
               f"{statistics.median(f[2] for f in figures):.4f} ms")
     student, solution = by_side.get("student", {}), by_side.get("solution", {})
-    ratios = [student[r][1] / solution[r][1] for r in student if r in solution and solution[r][1] > 0]
+    def wait_us(numbers):
+        return numbers[7] if len(numbers) > 7 else -1
+
+    for side, rows in sorted(by_side.items()):
+        waits = [wait_us(n) for n in rows.values() if wait_us(n) >= 0]
+        if waits:
+            print(f"  {side:8}: CPU wait in the window: median {statistics.median(waits):.1f} us, "
+                  f"max {max(waits):.1f} us; {sum(w > DISTURBING_WAIT_US for w in waits)} of {len(waits)} "
+                  f"above {DISTURBING_WAIT_US} us")
+    disturbed = {r for rows in by_side.values() for r, n in rows.items() if wait_us(n) > DISTURBING_WAIT_US}
+    ratios = [student[r][1] / solution[r][1] for r in student
+              if r in solution and solution[r][1] > 0 and r not in disturbed]
     if ratios:
-        print(f"  ratio: median {statistics.median(ratios):.3f}, {min(ratios):.3f}-{max(ratios):.3f}")
+        print(f"  ratio: median {statistics.median(ratios):.3f}, {min(ratios):.3f}-{max(ratios):.3f} "
+              f"({len(ratios)} rounds kept, {len(disturbed)} disturbed)")
     checks = {}
     for round_index, side, numbers in samples:
         if len(numbers) < 6:

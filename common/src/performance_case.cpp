@@ -109,6 +109,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   timing::Plausibility plausibility;
   config::Verdict verdict;
   int attempts = 0;
+  bool measured = false;  // an attempt undisturbed by the machine's load is in `result`
   const bool judged_through_runners = remote::judge_mode();
   for (;;) {
     workload.seed = timing::case_seed(name, attempts);  // fresh inputs for every measurement
@@ -121,6 +122,15 @@ void run_performance_case_in(const char* default_lab_config, const char* default
                        "given; no points for this case.";
       return;
     }
+    if (!attempt.machine_busy.empty()) {
+      // The machine's load set these figures: a new pair of runners measures again, and the
+      // case is left unscored if every attempt was as disturbed.
+      if (!measured) result = attempt;
+      if (attempts >= course.timing.remeasure_attempts) break;
+      ++attempts;
+      if (judged_through_runners) remote::replace_timed_runners();
+      continue;
+    }
     const timing::Plausibility attempt_plausibility =
         timing::check_plausibility(work.bytes, work.flops, attempt.student_ms.median, ceilings);
     const config::Verdict attempt_verdict = config::judge(
@@ -129,12 +139,13 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     // In process a longer measurement supersedes a shorter one. Through runners each attempt is
     // also a new pair of processes, whose bias is the instrument's, not the code's: the student
     // keeps the best of the pairs (every one of them fully checked).
-    if (attempts == 0 || !judged_through_runners || attempt_plausibility.implausible ||
+    if (!measured || !judged_through_runners || attempt_plausibility.implausible ||
         attempt_verdict.credit > verdict.credit) {
       result = attempt;
       plausibility = attempt_plausibility;
       verdict = attempt_verdict;
     }
+    measured = true;
     if (plausibility.implausible || attempts >= course.timing.remeasure_attempts) break;
     const bool another_pair_could_differ =
         judged_through_runners && config::could_earn_more_within(*spec, verdict, kRunnerPairBias, device);
@@ -178,6 +189,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.verified_samples = result.verified_samples;
   event.implausible = plausibility.implausible;
   event.implausible_reason = plausibility.reason;
+  event.machine_busy = result.machine_busy;
   event.bandwidth_limit_gbs = plausibility.bandwidth_limit_gbs;
   event.flops_limit_gflops = plausibility.flops_limit_gflops;
   emit_result_event(events::to_line(event));
@@ -203,7 +215,10 @@ void run_performance_case_in(const char* default_lab_config, const char* default
                                    work.bytes / student_seconds / 1e9,
                                    100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)
                      : "");
-  if (plausibility.implausible) {
+  if (!result.machine_busy.empty()) {
+    ADD_FAILURE() << "performance case '" << name << "': not scored, the machine was too busy to time it fairly "
+                  << "(grade again when it is quieter): " << result.machine_busy << "\n" << figures;
+  } else if (plausibility.implausible) {
     ADD_FAILURE() << "performance case '" << name << "': implausible figure, not scored (for the instructor to "
                   << "review): " << plausibility.reason << "\n" << figures;
   } else if (verdict.applicable && verdict.credit < 1.0) {

@@ -119,6 +119,7 @@ void to_json(nlohmann::json& json, const Measurement& event) {
           {"clocks", event.clocks},
           {"implausible", event.implausible},
           {"implausible_reason", event.implausible_reason},
+          {"machine_busy", event.machine_busy},
           {"bandwidth_limit_gbs", event.bandwidth_limit_gbs},
           {"flops_limit_gflops", event.flops_limit_gflops},
           {"verified_samples", event.verified_samples},
@@ -163,6 +164,7 @@ void from_json(const nlohmann::json& json, Measurement& event) {
   event.clocks.note = clocks.at("note").get<std::string>();
   event.implausible = json.at("implausible").get<bool>();
   event.implausible_reason = json.value("implausible_reason", "");
+  event.machine_busy = json.value("machine_busy", "");
   event.bandwidth_limit_gbs = json.value("bandwidth_limit_gbs", 0.0);
   event.flops_limit_gflops = json.value("flops_limit_gflops", 0.0);
   event.verified_samples = json.value("verified_samples", 0);

@@ -31,6 +31,7 @@
 #include "cudalabs/shared_host_memory.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "judge_state.hpp"
+#include "run_queue_wait.hpp"
 
 extern char** environ;
 
@@ -138,6 +139,9 @@ void Runner::stop() noexcept {
   }
   broker_.stop();
   if (fd_ >= 0) ::close(fd_);
+  if (schedstat_fd_ >= 0) ::close(schedstat_fd_);
+  schedstat_fd_ = -1;
+  schedstat_of_ = -1;
   pid_ = -1;
   fd_ = -1;
   awaiting_ready_ = false;
@@ -591,6 +595,30 @@ TimingPin::~TimingPin() {
   static_cast<void>(::sched_setaffinity(0, sizeof saved_, &saved_));
   JudgeState& state = judge();
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) runner->pin_to(-1);
+}
+
+std::int64_t Runner::run_queue_wait_ns() noexcept {
+  if (pid_ <= 0 || under_tool_) return 0;
+  if (schedstat_of_ != pid_) {
+    if (schedstat_fd_ >= 0) ::close(schedstat_fd_);
+    schedstat_fd_ = open_schedstat(pid_, pid_);
+    schedstat_of_ = pid_;
+  }
+  return read_run_queue_wait_ns(schedstat_fd_);
+}
+
+std::int64_t timed_threads_run_queue_wait_ns() noexcept {
+  if (!judge_mode()) return -1;
+  thread_local const int own = open_schedstat(0, 0);
+  std::int64_t total = read_run_queue_wait_ns(own);
+  if (total < 0) return -1;
+  JudgeState& state = judge();
+  for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
+    const std::int64_t waited = runner->run_queue_wait_ns();
+    if (waited < 0) return -1;
+    total += waited;
+  }
+  return total;
 }
 
 CheckingScope::CheckingScope() noexcept : was_checking_(judge().checking) { judge().checking = true; }

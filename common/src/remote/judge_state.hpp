@@ -56,6 +56,9 @@ class Runner {
   void share_segment(const SharedSegment& segment);
   // After a forget: the runner has detached every segment, so each is sent again when used.
   void segments_forgotten() { segments_sent_.clear(); }
+  // How long its main thread (the one that serves calls) has waited for a CPU so far
+  // (run_queue_wait.hpp); 0 when it is not running or runs under a tool, -1 when unreadable.
+  std::int64_t run_queue_wait_ns() noexcept;
   // Kills the runner and throws RunnerFailure: "<side> (in its runner process) <what>: <how it ended>".
   [[noreturn]] void fail(const std::string& what);
 
@@ -78,6 +81,8 @@ class Runner {
   std::vector<int> pinned_others_;
   std::uint64_t sequence_ = 0;
   std::set<std::uint32_t> segments_sent_;
+  int schedstat_fd_ = -1;    // its main thread's schedstat, opened at the first read
+  pid_t schedstat_of_ = -1;  // the process that file belongs to
   ProcfsBroker broker_;  // names the threads of a confined runner (common/src/procfs_broker.hpp)
 };
 

@@ -37,6 +37,16 @@ constexpr std::uint64_t kReplicaDomain = 0x5245504C49434153ull;  // "REPLICAS"
 // Empty calls whose median round trip a judge subtracts from every sample.
 constexpr int kOverheadPings = 21;
 
+// A window in which the judge's thread or a runner's main thread waited this long for a CPU
+// (run_queue_wait.hpp) timed other processes' use of the machine, not the call: the round it is in
+// is measured again. Undisturbed, the threads on the timed path spin and wait for nothing.
+constexpr double kDisturbingCpuWaitUs = 20;
+// Disturbed rounds tolerated before a measurement gives up: at least this many, and more than the
+// undisturbed ones (the machine's load, not a rare interruption).
+constexpr int kDisturbedRoundsBeforeGivingUp = 10;
+
+bool disturbed(double cpu_wait_us) { return cpu_wait_us > kDisturbingCpuWaitUs; }
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -195,12 +205,13 @@ class SampleTrace {
   void note(const char* text) {
     if (file_) std::fprintf(file_, "# %s (at %.1f ms)\n", text, wall_ms());
   }
-  // The last two figures: the device-idle checks before and after the sample (busy_device.hpp).
+  // Then the device-idle checks before and after the sample (busy_device.hpp) and, last, the
+  // microseconds the timed path's threads waited for a CPU during the window (-1: unknown).
   void sample(int round, const char* side, double raw_ms, double scored_ms, double check_before_ms,
-              double check_after_ms) {
+              double check_after_ms, double cpu_wait_us) {
     if (file_) {
-      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f\n", round, side, raw_ms, scored_ms,
-                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms);
+      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f %.1f\n", round, side, raw_ms, scored_ms,
+                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms, cpu_wait_us);
     }
   }
 
@@ -278,6 +289,7 @@ class Sampler {
     }
     const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
     if (seal) seal->clear();
+    const std::int64_t waited_before = judge_ ? remote::timed_threads_run_queue_wait_ns() : -1;
     timer_.start(stream_);
     for (int r = 0; r < calls_; ++r) {
       use(r);
@@ -290,6 +302,7 @@ class Sampler {
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
+    last_cpu_wait_us_ = cpu_wait_since_us(waited_before);
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
     return std::max((remote_call ? ms - overhead_ms_ : ms) / calls_, kEventResolutionMs);
@@ -309,6 +322,9 @@ class Sampler {
     CUDALABS_CHECK(cudaDeviceSynchronize());
     return last_after_check_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
   }
+  // Microseconds the timed path's threads waited for a CPU during the last sample's window
+  // (-1: unknown, e.g. in process).
+  double last_cpu_wait_us() const { return last_cpu_wait_us_; }
   // The device-idle checks of the last sample (for the trace).
   double last_before_check_ms() const { return last_before_check_ms_; }
   double last_after_check_ms() const { return last_after_check_ms_; }
@@ -326,23 +342,36 @@ class Sampler {
   PreWindowCheck prewindow_;
   L2Flusher flusher_;
   EventTimer timer_;
+  static double cpu_wait_since_us(std::int64_t waited_before) {
+    if (waited_before < 0) return -1;
+    const std::int64_t waited_after = remote::timed_threads_run_queue_wait_ns();
+    return waited_after < 0 ? -1 : static_cast<double>(waited_after - waited_before) / 1e3;
+  }
+  // Pings whose threads waited for a CPU are taken again (up to three times as many in all), so
+  // the round trip subtracted from every sample is the quiet machine's.
   double median_ping_ms(remote::Side side) {
     SampleTrace* trace_ = trace;
     std::vector<double> pings;
-    for (int i = 0; i < kOverheadPings; ++i) {
-      pings.push_back(remote::ping_ms(side, stream_));
+    std::vector<double> disturbed_pings;
+    for (int attempt = 0; attempt < 3 * kOverheadPings && static_cast<int>(pings.size()) < kOverheadPings; ++attempt) {
+      const std::int64_t waited_before = remote::timed_threads_run_queue_wait_ns();
+      const double ms = remote::ping_ms(side, stream_);
+      const double waited_us = cpu_wait_since_us(waited_before);
+      (disturbed(waited_us) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
-        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", pings.back(), 0, 0, 0);
+        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited_us);
       }
     }
-    std::nth_element(pings.begin(), pings.begin() + kOverheadPings / 2, pings.end());
-    return pings[kOverheadPings / 2];
+    if (pings.size() < kOverheadPings / 2 + 1) pings.insert(pings.end(), disturbed_pings.begin(), disturbed_pings.end());
+    std::nth_element(pings.begin(), pings.begin() + pings.size() / 2, pings.end());
+    return pings[pings.size() / 2];
   }
 
   bool judge_ = false;
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
+  double last_cpu_wait_us_ = -1;
   double last_before_check_ms_ = 0;
   double last_after_check_ms_ = 0;
 };
@@ -559,16 +588,19 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
+    double cpu_wait_us = -1;  // the longer of the two windows' waits
     // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
+      cpu_wait_us = std::max(cpu_wait_us, sampler.last_cpu_wait_us());
       trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms());
+                   sampler.last_after_check_ms(), sampler.last_cpu_wait_us());
     };
     const auto solution_side = [&] {
       solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, busy, result);
+      cpu_wait_us = std::max(cpu_wait_us, sampler.last_cpu_wait_us());
       trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms());
+                   sampler.last_after_check_ms(), sampler.last_cpu_wait_us());
     };
     if (round % 2 == 0) {
       student_side();
@@ -581,6 +613,15 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     }
     if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(round + 1, false);
     if (!result.integrity_failure.empty()) break;
+    if (disturbed(cpu_wait_us)) {
+      // Checked like any other round, but its times are the machine's load: measured again.
+      ++result.disturbed_rounds;
+      result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, cpu_wait_us / 1e3);
+      const bool giving_up = result.disturbed_rounds >= kDisturbedRoundsBeforeGivingUp &&
+                             result.disturbed_rounds > static_cast<int>(ratio.size());
+      if (giving_up || seconds_since(started) > policy.time_budget_seconds) break;
+      continue;
+    }
     student.push_back(student_ms);
     solution.push_back(solution_ms);
     ratio.push_back(std::max(student_ms, kEventResolutionMs) / std::max(solution_ms, kEventResolutionMs));
@@ -593,6 +634,16 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (decision.stop && (decision.budget_spent || !busy.pending(round + 1))) break;
   }
   if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), true);
+  if (result.integrity_failure.empty() && result.disturbed_rounds > static_cast<int>(ratio.size())) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "in %d of %d rounds the grader's timed processes had to wait for a CPU during the timed call "
+                  "(up to %.3f ms): other work on this machine, not the code, would have set the figures",
+                  result.disturbed_rounds, result.disturbed_rounds + static_cast<int>(ratio.size()),
+                  result.max_cpu_wait_ms);
+    result.machine_busy = text;
+  }
+  if (!result.machine_busy.empty()) result.target_met = result.settled = false;
   result.samples_with_outstanding_work = busy.busy_samples();
   result.max_outstanding_ms = busy.max_busy_ms();
   if (!result.integrity_failure.empty()) result.target_met = result.settled = false;

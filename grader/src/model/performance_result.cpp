@@ -50,6 +50,7 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   m.clock_note = read.clocks.note;
   m.implausible = read.implausible;
   m.implausible_reason = read.implausible_reason;
+  m.machine_busy = read.machine_busy;
   m.bandwidth_limit_gbs = read.bandwidth_limit_gbs;
   m.flops_limit_gflops = read.flops_limit_gflops;
   m.verified_samples = read.verified_samples;
@@ -85,6 +86,7 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"clock_note", m.clock_note},
           {"implausible", m.implausible},
           {"implausible_reason", m.implausible_reason},
+          {"machine_busy", m.machine_busy},
           {"bandwidth_limit_gbs", m.bandwidth_limit_gbs},
           {"flops_limit_gflops", m.flops_limit_gflops},
           {"verified_samples", m.verified_samples},

@@ -38,6 +38,7 @@ struct PerformanceMeasurement {
   // How far the timed calls can be trusted (cudalabs/timing/plausibility.hpp, grade_seed.hpp).
   bool implausible = false;          // beyond what the GPU can do: never scored, flagged for review
   std::string implausible_reason;
+  std::string machine_busy;          // non-empty: timed beside other work on the CPUs; never scored
   double bandwidth_limit_gbs = 0;    // the highest believable figures; 0 when not checked
   double flops_limit_gflops = 0;
   int verified_samples = 0;          // timed student calls whose output was checked

@@ -70,7 +70,8 @@ nlohmann::json report_to_json(const GradeResult& report) {
       const bool measured = test.performance.has_value();
       entry["preview"] = {{"not_a_grade", true},
                           {"threshold_met", measured ? nlohmann::json(test.performance->verdict.credit >= 1.0 &&
-                                                                      !test.performance->measurement.implausible)
+                                                                      !test.performance->measurement.implausible &&
+                                                                      test.performance->measurement.machine_busy.empty())
                                                      : nlohmann::json(nullptr)}};
     }
     if (!test.sanitizer.empty()) {

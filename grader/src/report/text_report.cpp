@@ -76,7 +76,8 @@ void write_preview_section(std::ostream& out, const GradeResult& report, const P
     }
     std::string body;
     if (test.performance) {
-      const bool met = test.performance->verdict.credit >= 1.0 && !test.performance->measurement.implausible;
+      const bool met = test.performance->verdict.credit >= 1.0 && !test.performance->measurement.implausible &&
+                       test.performance->measurement.machine_busy.empty();
       out << "  " << paint(test.name, "1") << "  " << paint(met ? "meets the preview threshold" : "below the preview threshold",
                                                          met ? "32" : "33")
           << "\n";

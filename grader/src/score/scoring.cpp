@@ -76,6 +76,13 @@ std::vector<ScoredTest> score_performance(const cudalabs::config::LabConfig& lab
         result.verdict.explanation = "IMPLAUSIBLE, not scored (for the instructor to review): " +
                                      m.implausible_reason + "; the verdict it would have had: " +
                                      result.verdict.explanation;
+      } else if (!m.machine_busy.empty()) {
+        // Figures of the machine's load are not the code's: no points, and a grade to make again.
+        result.verdict.credit = 0;
+        result.verdict.explanation = "NOT SCORED, the machine was too busy to time this case fairly (grade again "
+                                     "when it is quieter; for the instructor to review): " +
+                                     m.machine_busy + "; the verdict it would have had: " +
+                                     result.verdict.explanation;
       }
       test.points_earned = spec.points * result.verdict.credit;
       // The verdict is labgrade's, from the figures; the harness's own pass/fail is not needed.

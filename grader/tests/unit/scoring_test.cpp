@@ -205,5 +205,25 @@ TEST(PerformanceScoring, AnImplausibleFigureEarnsNothingAndIsFlagged) {
   EXPECT_TRUE(to_json(*tests.at(0).performance)["implausible"].get<bool>());
 }
 
+// Figures measured while the grader's timed processes waited for CPUs (the machine's other work)
+// are not the code's: no points, however good, and the report says to grade again.
+TEST(PerformanceScoring, FiguresOfABusyMachineEarnNothingAndSayGradeAgain) {
+  const auto lab = lab_with_a_timed_case();
+  PerformanceMeasurement m = measured_ratio(0.98, 0.96, 1.0);  // full points if it were scored
+  m.machine_busy = "in 12 of 20 rounds the grader's timed processes had to wait for a CPU";
+  const auto tests =
+      score_performance(lab, {{"Performance.vector_add_2to26", TestStatus::Passed, "", 2}},
+                        {{"Performance.vector_add_2to26", m}}, false);
+  EXPECT_DOUBLE_EQ(tests.at(0).points_earned, 0);
+  EXPECT_EQ(tests.at(0).outcome.status, TestStatus::Failed);
+  EXPECT_NE(tests.at(0).outcome.message.find("NOT SCORED, the machine was too busy to time this case fairly (grade "
+                                             "again"),
+            std::string::npos)
+      << tests.at(0).outcome.message;
+  EXPECT_NE(tests.at(0).outcome.message.find("in 12 of 20 rounds"), std::string::npos) << tests.at(0).outcome.message;
+  ASSERT_TRUE(tests.at(0).performance);
+  EXPECT_EQ(to_json(*tests.at(0).performance)["machine_busy"], m.machine_busy);
+}
+
 }  // namespace
 }  // namespace labgrade

@@ -92,6 +92,12 @@ bool last_student_call_returned_while_busy();
 // reference's from both sides; the student's runner, untrusted, is pinged only to report it.
 double ping_ms(Side side, cudaStream_t stream);
 
+// Nanoseconds the threads that carry a timed call (the calling thread of this process and the
+// main thread of each running runner) have waited for a CPU so far, summed, by the kernel's own
+// accounting (/proc/.../schedstat); -1 outside a judge or where the kernel does not say. Its
+// growth across a timed window is time the window lost to other work on those threads' cores.
+std::int64_t timed_threads_run_queue_wait_ns() noexcept;
+
 // While one lives, Side::reference calls go to a third runner (the checker, the same program as
 // the reference's): the timing engine computes the expected outputs there, so each timed runner
 // runs only its own samples and both come to every sample from the same state.

@@ -32,6 +32,10 @@
 // the stop waits for it, or the keyed checksums of the call's writable memory, queued right
 // behind the stop event, see the outputs still changing and the sample fails. The device-idle
 // check times an empty kernel of this process's: it waits while another context has work running.
+// Around every window a judge also reads how long its thread and the runners' main threads have
+// waited for a CPU (the kernel's schedstat): a round with a window that waited more than 20 us
+// timed other processes' work, and is measured again (pings too); when most rounds are so
+// disturbed, PairedResult::machine_busy says the figures are the machine's, not to be scored.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -134,6 +138,13 @@ struct PairedResult {
   int verified_samples = 0;              // student samples whose output was checked (all of them)
   int samples_with_outstanding_work = 0; // student samples after which the device was not idle
   double max_outstanding_ms = 0;         // longest such wait beyond the reference's (see below)
+  // In a judge: rounds measured again because a timed window waited for a CPU (other processes'
+  // work on the cores of the judge or a runner: /proc/.../schedstat), and the longest such wait.
+  int disturbed_rounds = 0;
+  double max_cpu_wait_ms = 0;
+  // Non-empty when most rounds were disturbed so: the figures are the machine's load, not the
+  // code's, and must not be scored (nor held against the student).
+  std::string machine_busy;
   // In a judge: the median round trip of an empty call, subtracted from every sample (0 in process).
   double call_overhead_ms = 0;
   // The same round trip to the student's runner: reported, never subtracted (that runner is

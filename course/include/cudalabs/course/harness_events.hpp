@@ -127,6 +127,9 @@ struct Measurement {
   // required: a measurement that does not say whether it is believable is not scored.
   bool implausible = false;
   std::string implausible_reason;
+  // Non-empty when most rounds' timed windows waited for a CPU (the machine's other work): what
+  // happened. Such figures are never scored; optional in the event ("" when absent).
+  std::string machine_busy;
   double bandwidth_limit_gbs = 0;  // the ceilings the figures were checked against
   double flops_limit_gflops = 0;
   int verified_samples = 0;  // timed student calls whose output was checked

@@ -85,7 +85,7 @@ def summarize(path, index, measurement):
               f"{statistics.median(f[2] for f in figures):.4f} ms")
     student, solution = by_side.get("student", {}), by_side.get("solution", {})
     def wait_us(numbers):
-        return numbers[7] if len(numbers) > 7 else -1
+        return numbers[6] if len(numbers) > 6 else -1
 
     for side, rows in sorted(by_side.items()):
         waits = [wait_us(n) for n in rows.values() if wait_us(n) >= 0]

@@ -41,9 +41,12 @@ constexpr int kOverheadPings = 21;
 // (run_queue_wait.hpp) timed other processes' use of the machine, not the call: the round it is in
 // is measured again. Undisturbed, the threads on the timed path spin and wait for nothing.
 constexpr double kDisturbingCpuWaitUs = 20;
-// Disturbed rounds tolerated before a measurement gives up: at least this many, and more than the
-// undisturbed ones (the machine's load, not a rare interruption).
+// A measurement gives up once this many rounds were disturbed and they outnumber the undisturbed
+// ones kDisturbedPerKeptRound to one (the machine's load, not an occasional interruption); until
+// then it measures disturbed rounds again, within its time budget. On the H100 beside 16 CPU
+// spinners, a lab 08 case had half its rounds disturbed and kept rounds at 1.03-1.06x itself.
 constexpr int kDisturbedRoundsBeforeGivingUp = 10;
+constexpr int kDisturbedPerKeptRound = 3;
 
 bool disturbed(double cpu_wait_us) { return cpu_wait_us > kDisturbingCpuWaitUs; }
 
@@ -618,7 +621,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
       ++result.disturbed_rounds;
       result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, cpu_wait_us / 1e3);
       const bool giving_up = result.disturbed_rounds >= kDisturbedRoundsBeforeGivingUp &&
-                             result.disturbed_rounds > static_cast<int>(ratio.size());
+                             result.disturbed_rounds > kDisturbedPerKeptRound * static_cast<int>(ratio.size());
       if (giving_up || seconds_since(started) > policy.time_budget_seconds) break;
       continue;
     }
@@ -634,7 +637,9 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (decision.stop && (decision.budget_spent || !busy.pending(round + 1))) break;
   }
   if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), true);
-  if (result.integrity_failure.empty() && result.disturbed_rounds > static_cast<int>(ratio.size())) {
+  const int kept = static_cast<int>(ratio.size());
+  if (result.integrity_failure.empty() && result.disturbed_rounds > 0 &&
+      (kept < policy.min_samples || result.disturbed_rounds > kDisturbedPerKeptRound * kept)) {
     char text[256];
     std::snprintf(text, sizeof text,
                   "in %d of %d rounds the grader's timed processes had to wait for a CPU during the timed call "

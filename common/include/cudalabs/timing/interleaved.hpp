@@ -34,8 +34,9 @@
 // check times an empty kernel of this process's: it waits while another context has work running.
 // Around every window a judge also reads how long its thread and the runners' main threads have
 // waited for a CPU (the kernel's schedstat): a round with a window that waited more than 20 us
-// timed other processes' work, and is measured again (pings too); when most rounds are so
-// disturbed, PairedResult::machine_busy says the figures are the machine's, not to be scored.
+// timed other processes' work, and is measured again (pings too); when the undisturbed rounds are
+// too few (under min_samples, or under a third of the disturbed ones), PairedResult::machine_busy
+// says the figures are the machine's, not to be scored.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -142,7 +143,7 @@ struct PairedResult {
   // work on the cores of the judge or a runner: /proc/.../schedstat), and the longest such wait.
   int disturbed_rounds = 0;
   double max_cpu_wait_ms = 0;
-  // Non-empty when most rounds were disturbed so: the figures are the machine's load, not the
+  // Non-empty when too few rounds were undisturbed (see above): the figures are the machine's load, not the
   // code's, and must not be scored (nor held against the student).
   std::string machine_busy;
   // In a judge: the median round trip of an empty call, subtracted from every sample (0 in process).

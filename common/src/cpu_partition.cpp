@@ -79,6 +79,14 @@ cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
   return set;
 }
 
+std::vector<int> all_but(const std::vector<int>& cpus, int cpu) {
+  std::vector<int> rest;
+  for (int other : cpus) {
+    if (other != cpu) rest.push_back(other);
+  }
+  return rest;
+}
+
 void set_thread_affinities(pid_t pid, const std::vector<int>& others, int main_cpu) noexcept {
   if (pid <= 0 || others.empty()) return;
   try {

@@ -42,6 +42,9 @@ std::vector<Core> allowed_cores();
 
 cpu_set_t cpu_set_of(const std::vector<int>& cpus);
 
+// `cpus` without `cpu`, in order; empty when nothing else is left (pin_to's "home").
+std::vector<int> all_but(const std::vector<int>& cpus, int cpu);
+
 // Every thread of `pid` onto `others`, its main thread onto `main_cpu` (when >= 0; else `others`).
 // Best effort: a thread that ends meanwhile is skipped.
 void set_thread_affinities(pid_t pid, const std::vector<int>& others, int main_cpu) noexcept;

@@ -81,4 +81,10 @@ TEST(CpuPartition, AllowedCoresAreExactlyThisProcesssCpus) {
   EXPECT_EQ(static_cast<int>(seen.size()), CPU_COUNT(&allowed));
 }
 
+TEST(CpuPartition, AllButLeavesTheOthersInOrder) {
+  EXPECT_EQ(cudalabs::remote::all_but({4, 5, 6, 7}, 5), (std::vector<int>{4, 6, 7}));
+  EXPECT_EQ(cudalabs::remote::all_but({3}, 3), std::vector<int>{});
+  EXPECT_EQ(cudalabs::remote::all_but({1, 2}, 9), (std::vector<int>{1, 2}));
+}
+
 }  // namespace

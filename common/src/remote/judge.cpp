@@ -583,9 +583,13 @@ TimingPin::TimingPin() {
   if (!cpus.pins() || ::sched_getaffinity(0, sizeof(cpu_set_t), &saved_) != 0) return;
   const cpu_set_t mine = cpu_set_of({cpus.judge_cpu});
   if (::sched_setaffinity(0, sizeof mine, &mine) != 0) return;
-  state.student.pin_to(cpus.student_cpu);
-  state.reference.pin_to(cpus.reference_cpu, cpus.reference_core);
-  state.checker.pin_to(cpus.checker_cpu, cpus.checker_core);
+  // Each runner's other threads (the CUDA runtime's, a host function's) off its main thread's
+  // CPU, so a wait for that CPU in a window (timed_threads_run_queue_wait_ns) is another
+  // process's doing: on the H100 a host function's thread sharing the student's CPU made every
+  // window of lab 01's second_stream_and_host_func fixture wait (up to 1 ms).
+  state.student.pin_to(cpus.student_cpu, all_but(cpus.student, cpus.student_cpu));
+  state.reference.pin_to(cpus.reference_cpu, all_but(cpus.reference_core, cpus.reference_cpu));
+  state.checker.pin_to(cpus.checker_cpu, all_but(cpus.checker_core, cpus.checker_cpu));
   pinned_ = true;
 }
 

@@ -91,6 +91,14 @@ bool mentions_out_of_memory(const std::string& message) {
   return false;
 }
 
+// A call of the reference's runners failed (judge.cpp: RunnerFailure names the side). They run
+// the trusted solution, so the cause was the machine (a neighbour's memory use, a slow start
+// under load; seen once under ctest -j4 on the H100: lab 01's VectorAdd.ZeroLength, the checker's
+// mirrored call), not the submission: worth running alone again.
+bool a_trusted_runner_failed(const std::string& message) {
+  return message.find("the reference solution (in its runner process)") != std::string::npos;
+}
+
 // SIGKILL we did not send: the kernel's OOM killer, when the machine ran out of memory.
 bool killed_by_the_system(const ProcessResult& process) {
   return process.started && !process.exited && !process.timed_out && process.signal == SIGKILL;
@@ -143,7 +151,8 @@ void read_event(StreamState& state, const std::string& line) {
                                                : TestStatus::Failed;
     outcome.message = end.message;
     outcome.seconds = end.ms / 1000.0;
-    outcome.neighbour_may_have_caused = outcome.status == TestStatus::Failed && mentions_out_of_memory(end.message);
+    outcome.neighbour_may_have_caused = outcome.status == TestStatus::Failed &&
+                                        (mentions_out_of_memory(end.message) || a_trusted_runner_failed(end.message));
     state.finished[outcome.name] = outcome;
     if (state.running == outcome.name) state.running.clear();
   } else if (kind == events::ContextLost::kName) {

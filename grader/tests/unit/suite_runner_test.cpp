@@ -157,6 +157,15 @@ TEST_F(RunTests, MarksOnlyOutcomesANeighbourCouldHaveCaused) {
   EXPECT_EQ(result.outcomes[3].status, TestStatus::Crashed);
 }
 
+// The reference's runners run the trusted solution: their failure is the machine's doing (a
+// neighbour's memory, a slow start), so the test runs again alone; a failure of the student's is not.
+TEST_F(RunTests, MarksAFailedReferenceRunnerButNotTheStudents) {
+  const SuiteRun result = run("A.one=fail-reference;B.two=fail-student", {"A.one", "B.two"});
+  ASSERT_EQ(result.outcomes.size(), 2u);
+  EXPECT_TRUE(result.outcomes[0].neighbour_may_have_caused) << result.outcomes[0].message;
+  EXPECT_FALSE(result.outcomes[1].neighbour_may_have_caused) << result.outcomes[1].message;
+}
+
 TEST_F(RunTests, EveryTestCrashingStillEnds) {
   const SuiteRun result = run("A.one=segv;B.two=segv;C.three=segv", {"A.one", "B.two", "C.three"});
   for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Crashed) << outcome.name;

@@ -16,7 +16,7 @@
 // As a fake lab harness (any argument starting with --gtest_): prints the listing in
 // FAKE_LISTING for --gtest_list_tests, and for --gtest_filter replays FAKE_SCRIPT, a ';'-separated
 // list of "<test>=<pass|fail|skip|segv|hang|lose|lose-after-end|forge|forge-then-exit|claim-others-then-exit|
-// host-memory|bad-alloc|hog-then-segv|fail-oom|sigkill>"
+// host-memory|bad-alloc|hog-then-segv|fail-oom|fail-reference|fail-student|sigkill>"
 // applied to the tests of the filter in order. Like the real harness it reads the token labgrade
 // sends on CUDALABS_RESULT_TOKEN_FD and puts it in every line; the forge actions write lines
 // without it, with a wrong one, or about tests the runner did not ask for.
@@ -143,6 +143,12 @@ int fake_harness(const std::string& argument) {
     if (action == "fail-oom") {  // what CUDALABS_CHECK's exception looks like when the device is full
       write_result(R"({"event":"end","test":")" + test +
                    R"(","status":"failed","ms":1,"message":"cudaMalloc(...) returned cudaErrorMemoryAllocation: out of memory"})");
+      continue;
+    }
+    if (action == "fail-reference" || action == "fail-student") {  // a runner's failure, as judge.cpp words it
+      const std::string side = action == "fail-reference" ? "the reference solution" : "your code";
+      write_result(R"({"event":"end","test":")" + test + R"(","status":"failed","ms":1,"message":"C++ exception: )" +
+                   side + R"( (in its runner process) failed a call the reference runner was given"})");
       continue;
     }
     if (action == "segv") std::raise(SIGSEGV);

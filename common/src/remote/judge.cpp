@@ -550,6 +550,7 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
     const Reply mirrored = checker.transact(copy, kCallTimeoutMs);
     if (mirrored.status != ReplyStatus::ok) checker.fail("failed a call the reference runner was given");
   }
+  call.request.flags = state.reply_on_return ? kReplyOnReturn : 0;
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
@@ -624,6 +625,11 @@ std::int64_t timed_threads_run_queue_wait_ns() noexcept {
   }
   return total;
 }
+
+ReplyOnReturn::ReplyOnReturn(bool active) noexcept : was_(judge().reply_on_return) {
+  judge().reply_on_return = was_ || active;
+}
+ReplyOnReturn::~ReplyOnReturn() { judge().reply_on_return = was_; }
 
 CheckingScope::CheckingScope() noexcept : was_checking_(judge().checking) { judge().checking = true; }
 CheckingScope::~CheckingScope() { judge().checking = was_checking_; }

@@ -94,6 +94,7 @@ struct JudgeState {
   std::vector<int> allowed_cpus;  // this process's CPUs when it started
   CpuPartition cpus;              // the student's runner's cores and TimingPin's CPUs
   bool checking = false;
+  bool reply_on_return = false;  // a ReplyOnReturn lives: calls go with kReplyOnReturn
   bool timing = false;    // a TimingPin lives: runners poll longer between requests
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID
   std::vector<WritableRange> last_call_outputs;

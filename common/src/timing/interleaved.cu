@@ -231,9 +231,10 @@ class SampleTrace {
 class Sampler {
  public:
   Sampler(const Prepare& prepare, cudaStream_t stream, std::vector<cudaStream_t> side_streams = {},
-          int calls_per_sample = 1, std::function<void(int)> use_replica = {})
+          int calls_per_sample = 1, std::function<void(int)> use_replica = {}, bool pipelined_calls = false)
       : prepare_(prepare), stream_(stream), fan_(std::move(side_streams)), calls_(calls_per_sample),
-        use_replica_(std::move(use_replica)), prewindow_(calls_per_sample), judge_(remote::judge_mode()) {}
+        use_replica_(std::move(use_replica)), pipelined_(pipelined_calls), prewindow_(calls_per_sample),
+        judge_(remote::judge_mode()) {}
 
   SampleTrace* trace = nullptr;  // where pings and samples are also written, if anywhere
 
@@ -297,7 +298,10 @@ class Sampler {
     for (int r = 0; r < calls_; ++r) {
       use(r);
       const std::uint64_t calls_before_this = judge_ ? remote::calls_made() : 0;
-      launch_checked(launch, fan_, stream_);
+      {
+        const remote::ReplyOnReturn early(pipelined_ && r + 1 < calls_);  // Workload::pipelined_calls
+        launch_checked(launch, fan_, stream_);
+      }
       if (seal && judge_) seal->collect();
       if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
     }
@@ -342,6 +346,7 @@ class Sampler {
   StreamFan fan_;
   int calls_ = 1;
   std::function<void(int)> use_replica_;
+  bool pipelined_ = false;
   PreWindowCheck prewindow_;
   L2Flusher flusher_;
   EventTimer timer_;
@@ -559,7 +564,8 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   validate_replicas(work);
   const Clock::time_point started = Clock::now();
   const remote::TimingPin pinned;  // in a judge: the judge and its runners on cores of their own
-  Sampler sampler(work.prepare, stream, work.side_streams, work.calls_per_sample, work.use_replica);
+  Sampler sampler(work.prepare, stream, work.side_streams, work.calls_per_sample, work.use_replica,
+                  work.pipelined_calls);
   SampleTrace trace;
   sampler.trace = &trace;
   trace.note("warm-up");

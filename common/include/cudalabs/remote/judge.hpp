@@ -112,6 +112,20 @@ class CheckingScope {
   bool was_checking_;
 };
 
+// While one lives with `active` true, each call is sent with kReplyOnReturn (protocol.hpp): the
+// timing engine holds one around every call of a pipelined window but the last
+// (timing::Workload::pipelined_calls).
+class ReplyOnReturn {
+ public:
+  explicit ReplyOnReturn(bool active) noexcept;
+  ~ReplyOnReturn();
+  ReplyOnReturn(const ReplyOnReturn&) = delete;
+  ReplyOnReturn& operator=(const ReplyOnReturn&) = delete;
+
+ private:
+  bool was_ = false;
+};
+
 // While one lives (the timing engine's measurements), the judge and its timed runners run on
 // cores of their own (where each lands would otherwise tilt the ratio, see judge.cpp), and the
 // runners poll for the next request rather than sleep between calls.

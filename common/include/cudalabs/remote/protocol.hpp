@@ -59,8 +59,18 @@ struct Request {
   // calls are timed (a sleeping runner's wake-up would be timed), short otherwise (batch grades
   // share the machine's cores).
   std::uint32_t spin_ms = 0;
+  std::uint32_t flags = 0;  // kReplyOnReturn
   Argument arguments[kMaxArguments];
 };
+
+// Request::flags. A call of a timed window that is not the window's last: the runner replies as
+// soon as the function has returned, without waiting for the device, so the judge sends the next
+// call while this one's work runs and the window holds the calls' kernels back to back. The
+// window's last call waits for the device as every call does (that wait covers the calls before
+// it: one context), and the stop event follows it. A runner that ignores the flag, or replies
+// early to any call, gains nothing it could not take without it: the output seals and the
+// device-idle checks judge what still ran after the window.
+inline constexpr std::uint32_t kReplyOnReturn = 1;
 
 enum class ReplyStatus : std::uint32_t {
   ok = 1,                // `value` is the function's return value

@@ -114,6 +114,13 @@ struct Workload {
   // time over K.
   int calls_per_sample = 1;
   std::function<void(int replica)> use_replica{};
+  // With K > 1, in a judge: every call of a window but the last is answered as soon as its
+  // function has returned (remote::ReplyOnReturn), so the K calls' work runs back to back as in
+  // one process. Without it each call is a round trip of its own inside the window (the runner
+  // waits for the device, then the judge sends the next call): some 20 us of host latency per call
+  // that is not subtracted, which pulls the ratios of short calls toward 1. Thresholds calibrated
+  // one way do not carry over to the other. No effect in process.
+  bool pipelined_calls = false;
 };
 
 // The seed of replica `replica` of a round whose seed is `seed` (the round's own for replica 0).

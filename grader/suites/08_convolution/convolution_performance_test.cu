@@ -34,6 +34,13 @@ constexpr const char* kGraderBug = "reference solution disagrees with the CPU: t
 
 class Performance : public cudalabs::GpuTest {};
 
+// Calls per timed 2D sample, each on its own image: the tiled reference takes ~0.053 ms at 4096^2
+// on an H100, so the jitter of the round trip to a runner (tens of microseconds more or less when
+// the machine's CPUs are busy, e.g. under ctest -j4) was a tenth of a one-call window and pulled
+// every ratio toward 1: the naive fixture came within the tiled threshold (4.6x where the bench
+// measures 5.3x). Eight calls make it a small part of the window, as in lab 01.
+constexpr int kCallsPer2dSample = 8;
+
 // The tolerance for data in [-1, 1) (the timed data) and `filter`.
 cudalabs::Tolerance tolerance_for(const Filter& filter) {
   return lab08::scaled_tolerance(cudalabs::lab_tolerance("convolution"), filter.sum_of_magnitudes());
@@ -101,28 +108,43 @@ void time_2d(const char* case_name, const lab08::Implementation2d& impl, int wid
       width, height, filter.radius(), "out (compared with the reference solution)"))
       << "a wrong result is not timed";
 
+  // The timed images: kCallsPer2dSample (in, out) pairs; the engine says which one a call uses.
+  // One filter per sample (constant memory holds one), drawn from the sample's seed: the seed
+  // prepare gets for replica 0.
+  std::vector<cudalabs::DeviceBuffer<float>> ins, outs;
+  for (int r = 0; r < kCallsPer2dSample; ++r) {
+    ins.emplace_back(n);
+    outs.emplace_back(n);
+  }
+  int replica = 0;
+  std::uint64_t sample_seed = 0;
   cudalabs::PerformanceWork work;
-  work.workload.prepare = [&, filter_width](std::uint64_t round, cudaStream_t stream) {
-    cudalabs::fill_uniform_floats(in.data(), n, round_seed(round, 0), -1.0f, 1.0f, stream);
-    const Filter taps = round_filter(filter_width, 2, round);
+  work.workload.calls_per_sample = kCallsPer2dSample;
+  work.workload.pipelined_calls = true;  // back to back, as the bench's calibration times one call
+  work.workload.use_replica = [&](int r) { replica = r; };
+  work.workload.prepare = [&, filter_width](std::uint64_t seed, cudaStream_t stream) {
+    cudalabs::fill_uniform_floats(ins[replica].data(), n, round_seed(seed, 0), -1.0f, 1.0f, stream);
+    cudalabs::poison_async(outs[replica].data(), outs[replica].bytes(), cudalabs::kPoisonByte, stream);
+    if (replica != 0) return;
+    sample_seed = seed;
+    const Filter taps = round_filter(filter_width, 2, seed);
     const cudalabs::PinnedHostBuffer<float> shared(taps.taps);  // the runners map it
     CUDALABS_CHECK(student::set_filter_2d(shared.data(), taps.width, stream));
     CUDALABS_CHECK(solution::set_filter_2d(shared.data(), taps.width, stream));
-    cudalabs::poison_async(out.data(), out.bytes(), cudalabs::kPoisonByte, stream);
   };
-  work.workload.verify = [&, width, height, filter_width](std::uint64_t round, cudaStream_t stream) -> std::string {
-    CUDALABS_CHECK(impl.solution(in.data(), expected.data(), width, height, filter_width, stream));
-    return cudalabs::check_against_reference(expected.data(), out.data(), n,
-                                             tolerance_for(round_filter(filter_width, 2, round)), "the output image",
-                                             stream);
+  work.workload.verify = [&, width, height, filter_width](std::uint64_t, cudaStream_t stream) -> std::string {
+    CUDALABS_CHECK(impl.solution(ins[replica].data(), expected.data(), width, height, filter_width, stream));
+    return cudalabs::check_against_reference(expected.data(), outs[replica].data(), n,
+                                             tolerance_for(round_filter(filter_width, 2, sample_seed)),
+                                             "the output image", stream);
   };
   work.workload.student = [&, width, height, filter_width](cudaStream_t stream) {
-    return impl.student(in.data(), out.data(), width, height, filter_width, stream);
+    return impl.student(ins[replica].data(), outs[replica].data(), width, height, filter_width, stream);
   };
   work.workload.solution = [&, width, height, filter_width](cudaStream_t stream) {
-    impl.solution(in.data(), out.data(), width, height, filter_width, stream);
+    impl.solution(ins[replica].data(), outs[replica].data(), width, height, filter_width, stream);
   };
-  work.workload.sealed_inputs = {{in.data(), in.bytes(), "in"}};
+  for (int r = 0; r < kCallsPer2dSample; ++r) work.workload.sealed_inputs.push_back({ins[r].data(), ins[r].bytes(), "in"});
   work.bytes = 2.0 * static_cast<double>(n) * sizeof(float);  // read in, write out
   cudalabs::run_performance_case(case_name, work);
 }

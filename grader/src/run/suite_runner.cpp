@@ -93,7 +93,7 @@ bool mentions_out_of_memory(const std::string& message) {
 
 // A call of the reference's runners failed (judge.cpp: RunnerFailure names the side). They run
 // the trusted solution, so the cause was the machine (a neighbour's memory use, a slow start
-// under load; seen once under ctest -j4 on the H100: lab 01's VectorAdd.ZeroLength, the checker's
+// under load; seen once under ctest -j4 on the H100: a lab 01 correctness test, the checker's
 // mirrored call), not the submission: worth running alone again.
 bool a_trusted_runner_failed(const std::string& message) {
   return message.find("the reference solution (in its runner process)") != std::string::npos;

@@ -214,8 +214,10 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ResultsStore store(database_path(request), request.lab);
   std::size_t no_device = 0;
+  std::size_t machine_busy = 0;
   for (const SubmissionRow& row : store.load_all()) {
     if (row.status == status::kNoCudaDevice) ++no_device;
+    if (row.status == status::kMachineBusy) ++machine_busy;
   }
   if (!command.no_outputs) {
     const auto lab = cudalabs::config::load_lab_config(paths.lab_config(request.lab));
@@ -238,6 +240,14 @@ int run_batch_command(const CoursePaths& paths, const BatchCommand& command) {
                              no_device == 1 ? "1 submission" : std::to_string(no_device) + " submissions",
                              no_device == 1 ? "its" : "their", no_device == 1 ? "it" : "them");
     return kNoDeviceExitCode;
+  }
+  if (machine_busy > 0) {
+    std::cout << fmt::format("labgrade batch: {} not graded: the machine was too busy to time {} fairly (other work "
+                             "kept the grader's timed processes waiting for a CPU); run the same command again on a "
+                             "quieter machine to grade {}\n",
+                             machine_busy == 1 ? "1 submission" : std::to_string(machine_busy) + " submissions",
+                             machine_busy == 1 ? "it" : "them", machine_busy == 1 ? "it" : "them");
+    return static_cast<int>(RunStatus::MachineBusy);
   }
   return 0;
 }

@@ -58,6 +58,7 @@ std::string status_of(const GradeResult& report) {
     case RunStatus::SubmissionRejected: return status::kRejected;
     case RunStatus::RuleViolation: return status::kRuleViolation;
     case RunStatus::NoCudaDevice: return status::kNoCudaDevice;
+    case RunStatus::MachineBusy: return status::kMachineBusy;
     case RunStatus::Graded: return report.build.succeeded ? status::kGraded : status::kCompileError;
     default: return status::kError;  // check-only statuses: not reachable from a grade
   }
@@ -67,7 +68,7 @@ std::string status_of(const GradeResult& report) {
 // returns the penalty; nullopt when none applies.
 std::optional<LatePenalty> apply_late_policy(const config::LabConfig& lab, const BatchSubmission& submission,
                                              GradeResult& report) {
-  if (report.status == RunStatus::NoCudaDevice) return std::nullopt;
+  if (!has_score(report)) return std::nullopt;
   const auto penalty = late_penalty(lab.late, submission.submitted_at, report.points_earned);
   if (!penalty) return std::nullopt;
   report.late = LatePenaltyNote{config::format_timestamp_utc(*submission.submitted_at),
@@ -87,7 +88,7 @@ SubmissionRow row_for(const config::LabConfig& lab, const BatchSubmission& submi
   row.status = status_of(report);
   row.detail = gradebook_detail(report, submission.student_id);
   row.points_possible = report.points_possible;
-  if (row.status != status::kNoCudaDevice) {
+  if (has_score(report)) {
     row.total = report.points_earned;
     row.raw_points = report.late ? report.late->points_before : report.points_earned;
   }

@@ -33,6 +33,7 @@ inline constexpr const char* kCompileError = "compile_error";
 inline constexpr const char* kRejected = "rejected";
 inline constexpr const char* kRuleViolation = "rule_violation";
 inline constexpr const char* kNoCudaDevice = "no_cuda_device";  // not a grade
+inline constexpr const char* kMachineBusy = "machine_busy";      // not a grade: timed on a busy machine
 inline constexpr const char* kError = "error";                  // labgrade failed on it: not a grade
 bool is_final(const std::string& status);
 }  // namespace status

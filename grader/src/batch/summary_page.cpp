@@ -61,6 +61,7 @@ void overview(std::string& html, const std::vector<SubmissionRow>& rows, std::op
   for (const auto& [name, label] : {std::pair{status::kRejected, "rejected (unpack, missing file)"},
                                     std::pair{status::kRuleViolation, "broke a rule"},
                                     std::pair{status::kNoCudaDevice, "no GPU: not graded"},
+                                    std::pair{status::kMachineBusy, "machine too busy to time: not graded"},
                                     std::pair{status::kError, "labgrade failed"}}) {
     if (by_status[name] > 0) html += card(label, std::to_string(by_status[name]), true);
   }

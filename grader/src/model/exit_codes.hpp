@@ -16,6 +16,7 @@ enum class RunStatus {
   NoCudaDevice = 5,        // the code built but no GPU is visible: tests skipped, no grade
   BuildFailed = 6,         // (check only; a grade of code that does not compile is Graded with 0)
   RuleViolation = 8,       // the code includes or calls something the lab's `forbid:` rules name: score 0
+  MachineBusy = 10,        // (grade only) a timed case could not be measured fairly: no grade, grade again
 };
 
 // A mistake in how labgrade was called (unknown lab, bad directory, unwritable report path).
@@ -58,6 +59,10 @@ inline constexpr ExitCodeEntry kExitCodeTable[] = {
     {8, "rule_violation",
      "the code includes or calls something the lab forbids (its YAML's or the course's forbid:): score 0",
      "the code includes or calls something the lab forbids (its handout says what): a grade of it would be 0"},
+    {10, "machine_busy",
+     "grade: a timed case could not be measured fairly (other work on the machine kept the grader's timed "
+     "processes waiting for a CPU): no grade; grade again when the machine is quieter",
+     "a grade's timed cases could not be measured fairly on a busy machine (your instructor grades again)"},
 };
 
 // "graded", "tests_failed", ...: the status in the JSON, JUnit and HTML reports.

@@ -118,10 +118,12 @@ struct GradeResult {
 };
 
 // Whether the run has a score at all: not when no test could run for a reason that is not the
-// submission's (no CUDA device, a broken course configuration). Reports show no points then,
+// submission's (no CUDA device, a broken course configuration), nor when a timed case's figures
+// were the machine's load rather than the code's (machine_busy: grade again). Reports show no points then,
 // rather than a 0 the student did not earn. A compile error or a broken rule is a score (0).
 inline bool has_score(const GradeResult& report) {
-  return report.status != RunStatus::NoCudaDevice && report.status != RunStatus::ConfigurationError;
+  return report.status != RunStatus::NoCudaDevice && report.status != RunStatus::ConfigurationError &&
+         report.status != RunStatus::MachineBusy;
 }
 
 }  // namespace labgrade

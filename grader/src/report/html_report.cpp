@@ -72,6 +72,7 @@ const char* score_class(const GradeResult& report) {
   switch (report.status) {
     case RunStatus::Graded: return "score";
     case RunStatus::NoCudaDevice:
+    case RunStatus::MachineBusy:
     case RunStatus::TestsFailed: return "score warn";
     default: return "score bad";
   }

@@ -104,6 +104,10 @@ std::vector<Case> run_cases(const GradeResult& report) {
     cases.push_back({classname, "cuda device", 0, Case::Outcome::Error, "no_cuda_device",
                      first_line(report.status_detail, kMessageChars), report.status_detail, ""});
   }
+  if (report.status == RunStatus::MachineBusy) {
+    cases.push_back({classname, "timing fairness", 0, Case::Outcome::Error, "machine_busy",
+                     first_line(report.status_detail, kMessageChars), report.status_detail, ""});
+  }
   return cases;
 }
 

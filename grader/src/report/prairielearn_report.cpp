@@ -40,6 +40,9 @@ std::string not_gradable_reason(const GradeResult& report) {
     case RunStatus::NoCudaDevice:
       return "the grader had no usable CUDA device, so your code's tests could not run: this was not a grade "
              "and costs you no attempt; submit again";
+    case RunStatus::MachineBusy:
+      return "the grading machine was too busy to time your code fairly (other work kept the grader waiting for "
+             "a CPU), so this was not a grade and costs you no attempt; submit again";
     case RunStatus::ConfigurationError:
       return "the lab's grading configuration is broken (not your code's fault): this was not a grade and costs "
              "you no attempt; tell your instructor";

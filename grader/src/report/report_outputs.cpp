@@ -31,6 +31,7 @@ std::string not_a_grade_reason(const GradeResult& report) {
   switch (report.status) {
     case RunStatus::NoCudaDevice: return "no CUDA device: the tests did not run";
     case RunStatus::ConfigurationError: return "a configuration error";
+    case RunStatus::MachineBusy: return "the machine was too busy to time it fairly: grade again";
     default: return fmt::format("status {}", run_status_name(report.status));
   }
 }

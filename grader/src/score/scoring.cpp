@@ -97,6 +97,14 @@ std::vector<ScoredTest> score_performance(const cudalabs::config::LabConfig& lab
   return scored_cases;
 }
 
+std::vector<std::string> cases_timed_on_a_busy_machine(const std::vector<ScoredTest>& tests) {
+  std::vector<std::string> names;
+  for (const ScoredTest& test : tests) {
+    if (test.performance && !test.performance->measurement.machine_busy.empty()) names.push_back(test.name);
+  }
+  return names;
+}
+
 std::vector<ScoredTest> unscored_tests(const cudalabs::config::LabConfig& lab, TestStatus status,
                                        const std::string& reason, bool only_public) {
   std::vector<ScoredTest> tests;

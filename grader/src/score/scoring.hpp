@@ -22,6 +22,10 @@ std::vector<ScoredTest> score_performance(const cudalabs::config::LabConfig& lab
                                           const std::map<std::string, PerformanceMeasurement>& measurements,
                                           bool only_public);
 
+// The timed cases whose measurement the machine's load spoiled (PerformanceMeasurement::
+// machine_busy), in report order: a grade with any is no grade (RunStatus::MachineBusy).
+std::vector<std::string> cases_timed_on_a_busy_machine(const std::vector<ScoredTest>& tests);
+
 // Every YAML test and performance case (or every public one) with zero points and the same reason, for a submission
 // that never reached its tests (rejected, or did not compile).
 std::vector<ScoredTest> unscored_tests(const cudalabs::config::LabConfig& lab, TestStatus status,

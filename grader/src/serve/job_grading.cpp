@@ -80,7 +80,7 @@ JobOutcome grade_job(const CoursePaths& paths, const Job& job) {
     outcome.status = status_name(result);
     outcome.detail = result.status_detail;
     outcome.points_possible = result.points_possible;
-    if (result.status != RunStatus::NoCudaDevice) outcome.points_earned = result.points_earned;
+    if (has_score(result)) outcome.points_earned = result.points_earned;
     outcome.exit_code = static_cast<int>(result.status);
     outcome.reports = render_reports(result);
   } catch (const cudalabs::config::ConfigError& error) {

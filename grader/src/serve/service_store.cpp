@@ -301,7 +301,7 @@ std::size_t ServiceStore::counted_runs(const std::string& student_id, const std:
   std::lock_guard lock(mutex_);
   SqliteStatement count(*database_,
                         "SELECT COUNT(*) FROM jobs WHERE student_id = ? AND lab = ? AND mode = ? AND received_at >= ? "
-                        "AND NOT (state = ? AND status IN ('no_cuda_device', 'error'))");
+                        "AND NOT (state = ? AND status IN ('no_cuda_device', 'machine_busy', 'error'))");
   count.bind(1, student_id).bind(2, lab).bind(3, mode).bind(4, since).bind(5, std::string(api::kDone));
   count.step();
   return static_cast<std::size_t>(count.integer(0));

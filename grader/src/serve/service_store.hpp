@@ -77,7 +77,7 @@ class ServiceStore {
   std::optional<std::string> report_of(std::int64_t id, const std::string& student_id, const std::string& file) const;
   std::size_t submissions_since(const std::string& student_id, std::int64_t since) const;
   // The student's runs of `lab` in `mode` received since `since` (Unix seconds), leaving out those
-  // that ended without a grade (status no_cuda_device or error).
+  // that ended without a grade (status no_cuda_device, machine_busy or error).
   std::size_t counted_runs(const std::string& student_id, const std::string& lab, const std::string& mode,
                            std::int64_t since) const;
   std::size_t queue_length() const;  // queued and running

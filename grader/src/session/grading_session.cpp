@@ -62,6 +62,7 @@ constexpr Stage kAlonePart[] = {
     apply_sanitizer,          // run/
     run_profile,              // run/
     judge_self_check,         // score/
+    judge_timing_fairness,    // score/
 };
 
 // The work directory: ours to create and, unless asked to keep it, to delete. An existing

@@ -396,6 +396,17 @@ std::optional<Stop> run_profile(SessionState& session) {
   return std::nullopt;
 }
 
+std::optional<Stop> judge_timing_fairness(SessionState& session) {
+  if (!session.graded) return std::nullopt;
+  const std::vector<std::string> unmeasured = cases_timed_on_a_busy_machine(session.result.tests);
+  if (unmeasured.empty()) return std::nullopt;
+  return Stop{RunStatus::MachineBusy,
+              fmt::format("not graded: the machine was too busy to time {} fairly (other work kept the grader's timed "
+                          "processes waiting for a CPU); grade again when it is quieter",
+                          fmt::join(unmeasured, ", ")),
+              ""};
+}
+
 std::optional<Stop> judge_self_check(SessionState& session) {
   const auto& tests = session.result.tests;
   const bool all_passed = std::all_of(tests.begin(), tests.end(), [](const ScoredTest& test) {

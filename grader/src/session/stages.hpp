@@ -36,5 +36,8 @@ std::optional<Stop> apply_sanitizer(SessionState& session);
 std::optional<Stop> run_profile(SessionState& session);
 // A self-check with a test that did not pass ends as TestsFailed.
 std::optional<Stop> judge_self_check(SessionState& session);
+// A grade with a timed case the machine's load kept from being measured fairly
+// (PerformanceMeasurement::machine_busy) is no grade: RunStatus::MachineBusy, to grade again.
+std::optional<Stop> judge_timing_fairness(SessionState& session);
 
 }  // namespace labgrade

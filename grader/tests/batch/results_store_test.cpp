@@ -42,7 +42,9 @@ TEST_F(ResultsStoreTest, FinalResultsStandOnlyForTheSameHashes) {
   ResultsStore store(dir_ / "results.sqlite", "01_vector_add");
   store.save(row("alice", status::kGraded, 40));
   store.save(row("bob", status::kNoCudaDevice, 0));
+  store.save(row("dora", status::kMachineBusy, 0));
   EXPECT_TRUE(store.has_final_result("alice", "files-alice", "config"));
+  EXPECT_FALSE(store.has_final_result("dora", "files-dora", "config")) << "timed on a busy machine: graded again";
   EXPECT_FALSE(store.has_final_result("alice", "files-changed", "config"));
   EXPECT_FALSE(store.has_final_result("alice", "files-alice", "other config"));
   EXPECT_FALSE(store.has_final_result("bob", "files-bob", "config")) << "no GPU is not a grade";

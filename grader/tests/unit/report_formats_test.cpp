@@ -499,7 +499,9 @@ TEST(PrairieLearnReport, ConformsToTheDocumentedResultsFormat) {
   broken_yaml.status = RunStatus::ConfigurationError;
   GradeResult self_check = graded_report();
   self_check.mode = "check";
-  for (const GradeResult& report : {no_gpu, broken_yaml, self_check}) {
+  GradeResult busy_machine = graded_report();
+  busy_machine.status = RunStatus::MachineBusy;
+  for (const GradeResult& report : {no_gpu, broken_yaml, self_check, busy_machine}) {
     const std::string text = prairielearn_report(report, kInstructor);
     EXPECT_EQ(prairielearn_problem(text), "") << text;
     const nlohmann::json json = nlohmann::json::parse(text);
@@ -509,6 +511,10 @@ TEST(PrairieLearnReport, ConformsToTheDocumentedResultsFormat) {
   }
   EXPECT_NE(nlohmann::json::parse(prairielearn_report(no_gpu, kInstructor))["format_errors"][0].get<std::string>().find(
                 "no usable CUDA device"),
+            std::string::npos);
+  EXPECT_NE(nlohmann::json::parse(prairielearn_report(busy_machine, kInstructor))["format_errors"][0]
+                .get<std::string>()
+                .find("too busy to time your code fairly"),
             std::string::npos);
 }
 
@@ -774,7 +780,9 @@ TEST(ReportFormats, ARunWithoutAScoreShowsNoPoints) {
   for (auto& test : no_gpu.tests) test.points_earned = 0;
   GradeResult broken_yaml = no_gpu;
   broken_yaml.status = RunStatus::ConfigurationError;
-  for (const GradeResult& report : {no_gpu, broken_yaml}) {
+  GradeResult busy_machine = no_gpu;
+  busy_machine.status = RunStatus::MachineBusy;
+  for (const GradeResult& report : {no_gpu, broken_yaml, busy_machine}) {
     SCOPED_TRACE(std::string(run_status_name(report.status)));
     EXPECT_FALSE(has_score(report));
     std::ostringstream text;
@@ -809,7 +817,11 @@ TEST(ReportOutputs, OnlyAGradeWritesTheGradescopeReport) {
   no_gpu.status_detail = "not a grade: no CUDA device";
   GradeResult self_check = graded_report();
   self_check.mode = "check";
-  for (const auto& [name, report] : {std::pair{"no_gpu", no_gpu}, std::pair{"check", self_check}}) {
+  GradeResult busy_machine = graded_report();
+  busy_machine.status = RunStatus::MachineBusy;
+  busy_machine.status_detail = "not graded: the machine was too busy to time Performance.saxpy_2to26 fairly";
+  for (const auto& [name, report] :
+       {std::pair{"no_gpu", no_gpu}, std::pair{"check", self_check}, std::pair{"busy_machine", busy_machine}}) {
     SCOPED_TRACE(name);
     EXPECT_FALSE(is_a_grade(report));
     ReportOutputs outputs;

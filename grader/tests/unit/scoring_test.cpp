@@ -223,6 +223,12 @@ TEST(PerformanceScoring, FiguresOfABusyMachineEarnNothingAndSayGradeAgain) {
   EXPECT_NE(tests.at(0).outcome.message.find("in 12 of 20 rounds"), std::string::npos) << tests.at(0).outcome.message;
   ASSERT_TRUE(tests.at(0).performance);
   EXPECT_EQ(to_json(*tests.at(0).performance)["machine_busy"], m.machine_busy);
+  // Such a grade is no grade (session/stages.cpp: RunStatus::MachineBusy), naming the case.
+  EXPECT_EQ(cases_timed_on_a_busy_machine(tests), std::vector<std::string>{"Performance.vector_add_2to26"});
+  const auto measured_fairly = score_performance(lab, {{"Performance.vector_add_2to26", TestStatus::Passed, "", 2}},
+                                                 {{"Performance.vector_add_2to26", measured_ratio(0.98, 0.96, 1.0)}},
+                                                 false);
+  EXPECT_TRUE(cases_timed_on_a_busy_machine(measured_fairly).empty());
 }
 
 }  // namespace

@@ -612,10 +612,14 @@ std::int64_t Runner::run_queue_wait_ns() noexcept {
   return read_run_queue_wait_ns(schedstat_fd_);
 }
 
-std::int64_t timed_threads_run_queue_wait_ns() noexcept {
+std::int64_t judge_thread_run_queue_wait_ns() noexcept {
   if (!judge_mode()) return -1;
   thread_local const int own = open_schedstat(0, 0);
-  std::int64_t total = read_run_queue_wait_ns(own);
+  return read_run_queue_wait_ns(own);
+}
+
+std::int64_t timed_threads_run_queue_wait_ns() noexcept {
+  std::int64_t total = judge_thread_run_queue_wait_ns();
   if (total < 0) return -1;
   JudgeState& state = judge();
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {

@@ -50,6 +50,13 @@ constexpr int kDisturbedPerKeptRound = 3;
 
 bool disturbed(double cpu_wait_us) { return cpu_wait_us > kDisturbingCpuWaitUs; }
 
+// Microseconds `read` grew by since it gave `before` (-1: unknown, e.g. in process).
+double cpu_wait_since_us(std::int64_t (*read)() noexcept, std::int64_t before) {
+  if (before < 0) return -1;
+  const std::int64_t after = read();
+  return after < 0 ? -1 : static_cast<double>(after - before) / 1e3;
+}
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -67,14 +74,23 @@ __global__ void idle_probe_kernel() {}
 
 // In a judge: how long an empty kernel of this process takes, launched on `stream` once the
 // stream's own work is done. The GPU time-slices between contexts, so it waits while another
-// process's work runs.
+// process's work runs. A check during which this thread waited for a CPU (other work on its core)
+// is made again, up to twice: it timed the machine's load, which BusyDeviceRule must not charge.
+// Only this thread's wait counts: no runner is on the check's path, and the student's runner
+// cannot make this thread wait (cpu_partition.hpp).
 double idle_probe_ms(cudaStream_t stream) {
-  CUDALABS_CHECK(cudaStreamSynchronize(stream));
-  const Clock::time_point before = Clock::now();
-  idle_probe_kernel<<<1, 1, 0, stream>>>();
-  CUDALABS_CHECK_LAUNCH();
-  CUDALABS_CHECK(cudaStreamSynchronize(stream));
-  return std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+  double ms = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    CUDALABS_CHECK(cudaStreamSynchronize(stream));
+    const std::int64_t waited_before = remote::judge_thread_run_queue_wait_ns();
+    const Clock::time_point before = Clock::now();
+    idle_probe_kernel<<<1, 1, 0, stream>>>();
+    CUDALABS_CHECK_LAUNCH();
+    CUDALABS_CHECK(cudaStreamSynchronize(stream));
+    ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
+    if (!disturbed(cpu_wait_since_us(&remote::judge_thread_run_queue_wait_ns, waited_before))) break;
+  }
+  return ms;
 }
 
 // The writable memory of the last call (cudalabs/remote/judge.hpp), checksummed right
@@ -309,7 +325,7 @@ class Sampler {
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
-    last_cpu_wait_us_ = cpu_wait_since_us(waited_before);
+    last_cpu_wait_us_ = cpu_wait_since_us(&remote::timed_threads_run_queue_wait_ns, waited_before);
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
     return std::max((remote_call ? ms - overhead_ms_ : ms) / calls_, kEventResolutionMs);
@@ -350,11 +366,6 @@ class Sampler {
   PreWindowCheck prewindow_;
   L2Flusher flusher_;
   EventTimer timer_;
-  static double cpu_wait_since_us(std::int64_t waited_before) {
-    if (waited_before < 0) return -1;
-    const std::int64_t waited_after = remote::timed_threads_run_queue_wait_ns();
-    return waited_after < 0 ? -1 : static_cast<double>(waited_after - waited_before) / 1e3;
-  }
   // Pings whose threads waited for a CPU are taken again (up to three times as many in all), so
   // the round trip subtracted from every sample is the quiet machine's.
   double median_ping_ms(remote::Side side) {
@@ -364,7 +375,7 @@ class Sampler {
     for (int attempt = 0; attempt < 3 * kOverheadPings && static_cast<int>(pings.size()) < kOverheadPings; ++attempt) {
       const std::int64_t waited_before = remote::timed_threads_run_queue_wait_ns();
       const double ms = remote::ping_ms(side, stream_);
-      const double waited_us = cpu_wait_since_us(waited_before);
+      const double waited_us = cpu_wait_since_us(&remote::timed_threads_run_queue_wait_ns, waited_before);
       (disturbed(waited_us) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
         trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited_us);

@@ -97,6 +97,8 @@ double ping_ms(Side side, cudaStream_t stream);
 // accounting (/proc/.../schedstat); -1 outside a judge or where the kernel does not say. Its
 // growth across a timed window is time the window lost to other work on those threads' cores.
 std::int64_t timed_threads_run_queue_wait_ns() noexcept;
+// The same for the calling thread alone: what a device-idle check (judge-side only) waited.
+std::int64_t judge_thread_run_queue_wait_ns() noexcept;
 
 // While one lives, Side::reference calls go to a third runner (the checker, the same program as
 // the reference's): the timing engine computes the expected outputs there, so each timed runner

@@ -16,6 +16,11 @@ bool cuda_device_available(std::string* reason) {
   return probe.available;
 }
 
+bool cuda_device_listed() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
 void GpuTest::SetUp() {
   // Before the context exists: a test waiting for the GPU takes none of the holder's memory.
   hold_gpu_lock_for_process();

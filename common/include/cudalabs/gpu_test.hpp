@@ -21,6 +21,12 @@ namespace cudalabs {
 // no CUDA-capable device is detected".
 bool cuda_device_available(std::string* reason = nullptr);
 
+// Whether the driver lists a CUDA device, without creating a context: for tests that run labgrade,
+// which takes the GPU itself. Under ctest -j4 a neighbour filling the GPU's memory can make a
+// context of this process fail to start, and a test that then skipped itself could not fail (seen
+// on the H100: a sanitizer test skipped in 1 s); labgrade waits for the GPU instead.
+bool cuda_device_listed();
+
 class GpuTest : public ::testing::Test {
  protected:
   // Takes this GPU for the rest of the process (cudalabs/gpu_lock.hpp; not when labgrade holds it

@@ -30,7 +30,7 @@ const fs::path kFixtures = fs::path(LABGRADE_TEST_SUBMISSIONS) / "01_vector_add"
 const fs::path kSolution = fs::path(CUDALABS_SOURCE_DIR) / "solutions" / "01_vector_add";
 const fs::path kFakeSlurm = LABGRADE_FAKE_SLURM_DIR;
 
-bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
+bool has_gpu() { return cudalabs::cuda_device_listed(); }
 
 class BatchCli : public ::testing::Test {
  protected:

@@ -63,7 +63,7 @@ inline const nlohmann::json& test_named(const nlohmann::json& report, const std:
   throw std::runtime_error("no test " + name + " in the report");
 }
 
-inline bool has_gpu() { return cudalabs::cuda_device_available(nullptr); }
+inline bool has_gpu() { return cudalabs::cuda_device_listed(); }
 
 }  // namespace labgrade::cli
 

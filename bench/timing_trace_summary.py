@@ -5,13 +5,14 @@ Reads files written with CUDALABS_TIMING_TRACE=FILE (common/src/timing/interleav
 SampleTrace): a `# warm-up` line opens each measurement (a timed case, or its remeasurement), then
 ping lines (round -1) and one line per sample:
 
-    ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS CPU_WAIT_US
+    ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS TRUSTED_WAIT_US STUDENT_WAIT_US
 
-(older traces stop after WALL_MS or CHECK_AFTER_MS; a ping line's CPU_WAIT_US is its 7th figure).
+(older traces stop earlier or have one wait column; on a ping line the waits are its 7th and 8th figures).
 Prints per measurement: the rounds, the round trips to each runner, each side's median window as
 measured and as scored, the runner's host time, how long the timed threads waited for a CPU in
 the windows (rounds with a wait above 20 us are measured again by the judge), the median ratio of
-the rounds kept, and the device-idle checks by where they were made (after each side's calls; before each
+the rounds kept (the summary counts a wait of either kind; the judge counts the student's
+only once a trusted thread's has shown outside load), and the device-idle checks by where they were made (after each side's calls; before each
 side's window, by whose calls came last: rounds run S R | R S | S R ...), with how many were more
 than 50 us above their position's median (timing::BusyDeviceRule's margin).
 
@@ -50,7 +51,7 @@ def read_measurements(path):
                 sys.exit(f"{path}:{number}: expected a round number and decimal figures, got: {line.strip()}")
             side = fields[1]
             if round_index < 0:
-                wait = numbers[6] if len(numbers) > 6 else -1
+                wait = max(numbers[6:8]) if len(numbers) > 6 else -1
                 current["pings"].setdefault(side.replace("ping-", ""), []).append((numbers[0], wait))
             else:
                 current["samples"].append((round_index, side, numbers))
@@ -85,7 +86,7 @@ def summarize(path, index, measurement):
               f"{statistics.median(f[2] for f in figures):.4f} ms")
     student, solution = by_side.get("student", {}), by_side.get("solution", {})
     def wait_us(numbers):
-        return numbers[6] if len(numbers) > 6 else -1
+        return max(numbers[6:8]) if len(numbers) > 6 else -1
 
     for side, rows in sorted(by_side.items()):
         waits = [wait_us(n) for n in rows.values() if wait_us(n) >= 0]

@@ -585,7 +585,7 @@ TimingPin::TimingPin() {
   const cpu_set_t mine = cpu_set_of({cpus.judge_cpu});
   if (::sched_setaffinity(0, sizeof mine, &mine) != 0) return;
   // Each runner's other threads (the CUDA runtime's, a host function's) off its main thread's
-  // CPU, so a wait for that CPU in a window (timed_threads_run_queue_wait_ns) is another
+  // CPU, so a wait for that CPU in a window (timed_threads_run_queue_waits) is another
   // process's doing: on the H100 a host function's thread sharing the student's CPU made every
   // window of lab 01's second_stream_and_host_func fixture wait (up to 1 ms).
   state.student.pin_to(cpus.student_cpu, all_but(cpus.student, cpus.student_cpu));
@@ -618,16 +618,19 @@ std::int64_t judge_thread_run_queue_wait_ns() noexcept {
   return read_run_queue_wait_ns(own);
 }
 
-std::int64_t timed_threads_run_queue_wait_ns() noexcept {
-  std::int64_t total = judge_thread_run_queue_wait_ns();
-  if (total < 0) return -1;
+RunQueueWaits timed_threads_run_queue_waits() noexcept {
+  RunQueueWaits waits;
+  std::int64_t trusted = judge_thread_run_queue_wait_ns();
+  if (trusted < 0) return waits;
   JudgeState& state = judge();
-  for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
+  for (Runner* runner : {&state.reference, &state.checker}) {
     const std::int64_t waited = runner->run_queue_wait_ns();
-    if (waited < 0) return -1;
-    total += waited;
+    if (waited < 0) return waits;
+    trusted += waited;
   }
-  return total;
+  waits.trusted = trusted;
+  waits.student = state.student.run_queue_wait_ns();
+  return waits;
 }
 
 ReplyOnReturn::ReplyOnReturn(bool active) noexcept : was_(judge().reply_on_return) {

@@ -15,6 +15,7 @@
 #include "cudalabs/device_probe.hpp"
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/timing/busy_device.hpp"
+#include "cudalabs/timing/cpu_wait.hpp"
 #include "cudalabs/timing/event_timer.hpp"
 #include "cudalabs/timing/l2_flush.hpp"
 #include "cudalabs/timing/prewindow_ranges.hpp"
@@ -37,24 +38,22 @@ constexpr std::uint64_t kReplicaDomain = 0x5245504C49434153ull;  // "REPLICAS"
 // Empty calls whose median round trip a judge subtracts from every sample.
 constexpr int kOverheadPings = 21;
 
-// A window in which the judge's thread or a runner's main thread waited this long for a CPU
-// (run_queue_wait.hpp) timed other processes' use of the machine, not the call: the round it is in
-// is measured again. Undisturbed, the threads on the timed path spin and wait for nothing.
-constexpr double kDisturbingCpuWaitUs = 20;
-// A measurement gives up once this many rounds were disturbed and they outnumber the undisturbed
+// A round with a window that timed the machine's CPU load (cudalabs/timing/cpu_wait.hpp) is
+// measured again. A measurement gives up once this many rounds were disturbed and they outnumber the undisturbed
 // ones kDisturbedPerKeptRound to one (the machine's load, not an occasional interruption); until
 // then it measures disturbed rounds again, within its time budget. On the H100 beside 16 CPU
 // spinners, a lab 08 case had half its rounds disturbed and kept rounds at 1.03-1.06x itself.
 constexpr int kDisturbedRoundsBeforeGivingUp = 10;
 constexpr int kDisturbedPerKeptRound = 3;
 
-bool disturbed(double cpu_wait_us) { return cpu_wait_us > kDisturbingCpuWaitUs; }
+double grown_us(std::int64_t before, std::int64_t after) {
+  return before < 0 || after < 0 ? -1 : static_cast<double>(after - before) / 1e3;
+}
 
-// Microseconds `read` grew by since it gave `before` (-1: unknown, e.g. in process).
-double cpu_wait_since_us(std::int64_t (*read)() noexcept, std::int64_t before) {
-  if (before < 0) return -1;
-  const std::int64_t after = read();
-  return after < 0 ? -1 : static_cast<double>(after - before) / 1e3;
+// What the timed path's threads waited since `before` was read (unknown outside a judge).
+WindowCpuWait cpu_wait_since(const remote::RunQueueWaits& before) {
+  const remote::RunQueueWaits after = remote::timed_threads_run_queue_waits();
+  return {grown_us(before.trusted, after.trusted), grown_us(before.student, after.student)};
 }
 
 double seconds_since(Clock::time_point start) {
@@ -75,10 +74,10 @@ __global__ void idle_probe_kernel() {}
 // In a judge: how long an empty kernel of this process takes, launched on `stream` once the
 // stream's own work is done. The GPU time-slices between contexts, so it waits while another
 // process's work runs. A check during which this thread waited for a CPU (other work on its core)
-// is made again, up to twice: it timed the machine's load, which BusyDeviceRule must not charge.
-// Only this thread's wait counts: no runner is on the check's path, and the student's runner
-// cannot make this thread wait (cpu_partition.hpp).
-double idle_probe_ms(cudaStream_t stream) {
+// is made again, up to twice: it timed the machine's load, which BusyDeviceRule must not charge
+// (and proves that load: *outside_load). Only this thread's wait counts: no runner is on the
+// check's path, and the student's code cannot run on this thread's core (cpu_partition.hpp).
+double idle_probe_ms(cudaStream_t stream, bool* outside_load) {
   double ms = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     CUDALABS_CHECK(cudaStreamSynchronize(stream));
@@ -88,7 +87,9 @@ double idle_probe_ms(cudaStream_t stream) {
     CUDALABS_CHECK_LAUNCH();
     CUDALABS_CHECK(cudaStreamSynchronize(stream));
     ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
-    if (!disturbed(cpu_wait_since_us(&remote::judge_thread_run_queue_wait_ns, waited_before))) break;
+    const WindowCpuWait waited{grown_us(waited_before, remote::judge_thread_run_queue_wait_ns()), -1};
+    if (!proves_outside_load(waited)) break;
+    *outside_load = true;
   }
   return ms;
 }
@@ -225,12 +226,14 @@ class SampleTrace {
     if (file_) std::fprintf(file_, "# %s (at %.1f ms)\n", text, wall_ms());
   }
   // Then the device-idle checks before and after the sample (busy_device.hpp) and, last, the
-  // microseconds the timed path's threads waited for a CPU during the window (-1: unknown).
+  // microseconds the trusted threads and the student's runner's main thread waited for a CPU
+  // during the window (-1: unknown).
   void sample(int round, const char* side, double raw_ms, double scored_ms, double check_before_ms,
-              double check_after_ms, double cpu_wait_us) {
+              double check_after_ms, const WindowCpuWait& wait) {
     if (file_) {
-      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f %.1f\n", round, side, raw_ms, scored_ms,
-                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms, cpu_wait_us);
+      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f %.1f %.1f\n", round, side, raw_ms, scored_ms,
+                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms, wait.trusted_us,
+                   wait.student_us);
     }
   }
 
@@ -303,13 +306,13 @@ class Sampler {
     prewindow_.before_window(stream_);
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     if (judge_) {
-      const double busy = idle_probe_ms(stream_);
+      const double busy = idle_probe_ms(stream_, &outside_load_seen_);
       if (busy_before) *busy_before = busy;
       last_before_check_ms_ = busy;
     }
     const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
     if (seal) seal->clear();
-    const std::int64_t waited_before = judge_ ? remote::timed_threads_run_queue_wait_ns() : -1;
+    const remote::RunQueueWaits waited_before = judge_ ? remote::timed_threads_run_queue_waits() : remote::RunQueueWaits{};
     timer_.start(stream_);
     for (int r = 0; r < calls_; ++r) {
       use(r);
@@ -325,7 +328,8 @@ class Sampler {
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
-    last_cpu_wait_us_ = cpu_wait_since_us(&remote::timed_threads_run_queue_wait_ns, waited_before);
+    last_cpu_wait_ = judge_ ? cpu_wait_since(waited_before) : WindowCpuWait{};
+    if (proves_outside_load(last_cpu_wait_)) outside_load_seen_ = true;
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
     return std::max((remote_call ? ms - overhead_ms_ : ms) / calls_, kEventResolutionMs);
@@ -340,14 +344,16 @@ class Sampler {
   std::string prewindow_verdict(const std::string& whose) { return prewindow_.verdict(stream_, calls_, whose); }
 
   double outstanding_ms() {
-    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_);
+    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_, &outside_load_seen_);
     const Clock::time_point before = Clock::now();
     CUDALABS_CHECK(cudaDeviceSynchronize());
     return last_after_check_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
   }
-  // Microseconds the timed path's threads waited for a CPU during the last sample's window
-  // (-1: unknown, e.g. in process).
-  double last_cpu_wait_us() const { return last_cpu_wait_us_; }
+  // What the timed path's threads waited for a CPU during the last sample's window (unknown in
+  // process), and whether the trusted threads have shown, so far in this measurement, that
+  // other processes take CPUs from the grader (cpu_wait.hpp).
+  const WindowCpuWait& last_cpu_wait() const { return last_cpu_wait_; }
+  bool last_window_disturbed() const { return window_disturbed(last_cpu_wait_, outside_load_seen_); }
   // The device-idle checks of the last sample (for the trace).
   double last_before_check_ms() const { return last_before_check_ms_; }
   double last_after_check_ms() const { return last_after_check_ms_; }
@@ -366,19 +372,20 @@ class Sampler {
   PreWindowCheck prewindow_;
   L2Flusher flusher_;
   EventTimer timer_;
-  // Pings whose threads waited for a CPU are taken again (up to three times as many in all), so
-  // the round trip subtracted from every sample is the quiet machine's.
+  // Disturbed pings (cpu_wait.hpp) are taken again (up to three times as many in all), so the
+  // round trip subtracted from every sample is the quiet machine's.
   double median_ping_ms(remote::Side side) {
     SampleTrace* trace_ = trace;
     std::vector<double> pings;
     std::vector<double> disturbed_pings;
     for (int attempt = 0; attempt < 3 * kOverheadPings && static_cast<int>(pings.size()) < kOverheadPings; ++attempt) {
-      const std::int64_t waited_before = remote::timed_threads_run_queue_wait_ns();
+      const remote::RunQueueWaits waited_before = remote::timed_threads_run_queue_waits();
       const double ms = remote::ping_ms(side, stream_);
-      const double waited_us = cpu_wait_since_us(&remote::timed_threads_run_queue_wait_ns, waited_before);
-      (disturbed(waited_us) ? disturbed_pings : pings).push_back(ms);
+      const WindowCpuWait waited = cpu_wait_since(waited_before);
+      if (proves_outside_load(waited)) outside_load_seen_ = true;
+      (window_disturbed(waited, outside_load_seen_) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
-        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited_us);
+        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited);
       }
     }
     if (pings.size() < kOverheadPings / 2 + 1) pings.insert(pings.end(), disturbed_pings.begin(), disturbed_pings.end());
@@ -390,7 +397,8 @@ class Sampler {
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
-  double last_cpu_wait_us_ = -1;
+  WindowCpuWait last_cpu_wait_{};
+  bool outside_load_seen_ = false;  // a trusted thread waited for a CPU in this measurement
   double last_before_check_ms_ = 0;
   double last_after_check_ms_ = 0;
 };
@@ -608,19 +616,24 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
-    double cpu_wait_us = -1;  // the longer of the two windows' waits
+    bool round_disturbed = false;  // either window timed the machine's load (cpu_wait.hpp)
+    double cpu_wait_us = 0;        // the longest wait seen in the round's windows
+    const auto note_cpu_wait = [&] {
+      round_disturbed = round_disturbed || sampler.last_window_disturbed();
+      cpu_wait_us = std::max({cpu_wait_us, sampler.last_cpu_wait().trusted_us, sampler.last_cpu_wait().student_us});
+    };
     // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      cpu_wait_us = std::max(cpu_wait_us, sampler.last_cpu_wait_us());
+      note_cpu_wait();
       trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms(), sampler.last_cpu_wait_us());
+                   sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
     const auto solution_side = [&] {
       solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      cpu_wait_us = std::max(cpu_wait_us, sampler.last_cpu_wait_us());
+      note_cpu_wait();
       trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms(), sampler.last_cpu_wait_us());
+                   sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
     if (round % 2 == 0) {
       student_side();
@@ -633,7 +646,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     }
     if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(round + 1, false);
     if (!result.integrity_failure.empty()) break;
-    if (disturbed(cpu_wait_us)) {
+    if (round_disturbed) {
       // Checked like any other round, but its times are the machine's load: measured again.
       ++result.disturbed_rounds;
       result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, cpu_wait_us / 1e3);

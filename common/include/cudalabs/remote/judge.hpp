@@ -92,11 +92,17 @@ bool last_student_call_returned_while_busy();
 // reference's from both sides; the student's runner, untrusted, is pinged only to report it.
 double ping_ms(Side side, cudaStream_t stream);
 
-// Nanoseconds the threads that carry a timed call (the calling thread of this process and the
-// main thread of each running runner) have waited for a CPU so far, summed, by the kernel's own
-// accounting (/proc/.../schedstat); -1 outside a judge or where the kernel does not say. Its
+// Nanoseconds the threads that carry a timed call have waited for a CPU so far, by the kernel's own
+// accounting (/proc/.../schedstat); -1 outside a judge or where the kernel does not say. Their
 // growth across a timed window is time the window lost to other work on those threads' cores.
-std::int64_t timed_threads_run_queue_wait_ns() noexcept;
+// Kept apart: only a wait of the trusted threads proves other processes' load, since the student's
+// code cannot run on their cores (cpu_partition.hpp); its own runner's main thread it can make
+// wait (a thread it starts inherits that thread's CPU).
+struct RunQueueWaits {
+  std::int64_t trusted = -1;  // this (calling) thread, the reference's runner and the checker
+  std::int64_t student = -1;  // the student's runner's main thread
+};
+RunQueueWaits timed_threads_run_queue_waits() noexcept;
 // The same for the calling thread alone: what a device-idle check (judge-side only) waited.
 std::int64_t judge_thread_run_queue_wait_ns() noexcept;
 

@@ -157,7 +157,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     if (judged_through_runners) remote::replace_timed_runners();
   }
 
+  // Zero when no round was kept (every one timed a busy machine): no rate to report then.
   const double student_seconds = result.student_ms.median * 1e-3;
+  const auto per_second = [&](double amount) { return amount > 0 && student_seconds > 0 ? amount / student_seconds : 0.0; };
   const timing::ClockReading clocks = timing::read_clocks();
   events::Measurement event;
   event.test = test;
@@ -174,8 +176,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.seconds = result.seconds_spent;
   event.bytes = work.bytes;
   event.flops = work.flops;
-  event.achieved_gbs = work.bytes > 0 ? work.bytes / student_seconds / 1e9 : 0.0;
-  event.achieved_gflops = work.flops > 0 ? work.flops / student_seconds / 1e9 : 0.0;
+  event.achieved_gbs = per_second(work.bytes) / 1e9;
+  event.achieved_gflops = per_second(work.flops) / 1e9;
   event.peak_bandwidth_gbs = peak_bandwidth_gbs;
   event.peak_gflops = work.peak_gflops;
   event.fp32_peak_gflops = timing::fp32_peak_gflops();  // the roofline's compute roof (device attributes only)
@@ -211,10 +213,10 @@ void run_performance_case_in(const char* default_lab_config, const char* default
                         result.call_overhead_ms, result.student_call_overhead_ms)
           : std::string(),
       stages,
-      work.bytes > 0 ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth",
-                                   work.bytes / student_seconds / 1e9,
-                                   100 * work.bytes / student_seconds / 1e9 / peak_bandwidth_gbs, peak_bandwidth_gbs)
-                     : "");
+      per_second(work.bytes) > 0
+          ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth", event.achieved_gbs,
+                        100 * event.achieved_gbs / peak_bandwidth_gbs, peak_bandwidth_gbs)
+          : "");
   if (!result.machine_busy.empty()) {
     ADD_FAILURE() << "performance case '" << name << "': not scored, the machine was too busy to time it fairly "
                   << "(grade again when it is quieter): " << result.machine_busy << "\n" << figures;

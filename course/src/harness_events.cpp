@@ -1,5 +1,8 @@
 #include "cudalabs/course/harness_events.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace cudalabs::events {
 
 void to_json(nlohmann::json& json, const Environment& event) {
@@ -56,6 +59,24 @@ void from_json(const nlohmann::json& json, Leaked& event) {
   event.free_before = json.value("free_before", std::uint64_t{0});
   event.free_after = json.value("free_after", std::uint64_t{0});
   event.total = json.value("total", std::uint64_t{0});
+}
+
+namespace {
+void require_finite_numbers_at(const nlohmann::json& json, const std::string& path, const std::string& event_name) {
+  if (json.is_number_float() && !std::isfinite(json.get<double>())) {
+    throw std::invalid_argument("harness event '" + event_name + "': field '" + path + "' is " +
+                                std::to_string(json.get<double>()) + ", not a finite number");
+  }
+  if (json.is_object()) {
+    for (const auto& [key, value] : json.items()) require_finite_numbers_at(value, path.empty() ? key : path + "." + key, event_name);
+  } else if (json.is_array()) {
+    for (std::size_t i = 0; i < json.size(); ++i) require_finite_numbers_at(json[i], path + "[" + std::to_string(i) + "]", event_name);
+  }
+}
+}  // namespace
+
+void require_finite_numbers(const nlohmann::json& json, const std::string& event_name) {
+  require_finite_numbers_at(json, "", event_name);
 }
 
 void to_json(nlohmann::json& json, const Interval& value) {

@@ -4,6 +4,10 @@
 
 #include "cudalabs/course/harness_events.hpp"
 
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
 namespace cudalabs::events {
 namespace {
 
@@ -23,6 +27,25 @@ TEST(HarnessEvents, EachEventRoundTripsThroughItsLine) {
   EXPECT_EQ(leaked.free_after, 10u);
 
   EXPECT_EQ(line_of(to_line(Done{})), (nlohmann::json{{"event", "done"}}));
+}
+
+// Seen on the H100: a case with no undisturbed round divided by a zero time, the event carried
+// null for infinity, and the reader refused the whole event: the case's NOT SCORED vanished.
+TEST(HarnessEvents, ANumberThatIsNotFiniteIsRefusedByNameWhenWritten) {
+  Measurement measurement;
+  measurement.test = "Performance.case";
+  measurement.achieved_gbs = std::numeric_limits<double>::infinity();
+  try {
+    static_cast<void>(to_line(measurement));
+    FAIL() << "an infinite figure was written";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("'achieved_gbs'"), std::string::npos) << error.what();
+  }
+  measurement.achieved_gbs = 0;
+  measurement.ratio.high = std::nan("");
+  EXPECT_THROW(static_cast<void>(to_line(measurement)), std::invalid_argument);
+  measurement.ratio.high = 0;
+  EXPECT_EQ(line_of(to_line(measurement)).get<Measurement>().test, "Performance.case") << "all zeros is finite";
 }
 
 TEST(HarnessEvents, EnvironmentNamesTheDeviceOrTheReasonThereIsNone) {

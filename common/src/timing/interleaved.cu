@@ -75,9 +75,9 @@ __global__ void idle_probe_kernel() {}
 // stream's own work is done. The GPU time-slices between contexts, so it waits while another
 // process's work runs. A check during which this thread waited for a CPU (other work on its core)
 // is made again, up to twice: it timed the machine's load, which BusyDeviceRule must not charge
-// (and proves that load: *outside_load). Only this thread's wait counts: no runner is on the
+// (and proves that load in this round: *round). Only this thread's wait counts: no runner is on the
 // check's path, and the student's code cannot run on this thread's core (cpu_partition.hpp).
-double idle_probe_ms(cudaStream_t stream, bool* outside_load) {
+double idle_probe_ms(cudaStream_t stream, RoundCpuWait* round) {
   double ms = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
     CUDALABS_CHECK(cudaStreamSynchronize(stream));
@@ -88,8 +88,8 @@ double idle_probe_ms(cudaStream_t stream, bool* outside_load) {
     CUDALABS_CHECK(cudaStreamSynchronize(stream));
     ms = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
     const WindowCpuWait waited{grown_us(waited_before, remote::judge_thread_run_queue_wait_ns()), -1};
+    round->add(waited);
     if (!proves_outside_load(waited)) break;
-    *outside_load = true;
   }
   return ms;
 }
@@ -306,7 +306,7 @@ class Sampler {
     prewindow_.before_window(stream_);
     flusher_.flush(stream_);  // also resets persisting-L2 lines and limit
     if (judge_) {
-      const double busy = idle_probe_ms(stream_, &outside_load_seen_);
+      const double busy = idle_probe_ms(stream_, &round_wait_);
       if (busy_before) *busy_before = busy;
       last_before_check_ms_ = busy;
     }
@@ -329,7 +329,7 @@ class Sampler {
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
     last_cpu_wait_ = judge_ ? cpu_wait_since(waited_before) : WindowCpuWait{};
-    if (proves_outside_load(last_cpu_wait_)) outside_load_seen_ = true;
+    round_wait_.add(last_cpu_wait_);
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
     return std::max((remote_call ? ms - overhead_ms_ : ms) / calls_, kEventResolutionMs);
@@ -344,16 +344,16 @@ class Sampler {
   std::string prewindow_verdict(const std::string& whose) { return prewindow_.verdict(stream_, calls_, whose); }
 
   double outstanding_ms() {
-    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_, &outside_load_seen_);
+    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_, &round_wait_);
     const Clock::time_point before = Clock::now();
     CUDALABS_CHECK(cudaDeviceSynchronize());
     return last_after_check_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
   }
   // What the timed path's threads waited for a CPU during the last sample's window (unknown in
-  // process), and whether the trusted threads have shown, so far in this measurement, that
-  // other processes take CPUs from the grader (cpu_wait.hpp).
+  // process), and in the round so far (since begin_round: its windows and device-idle checks).
   const WindowCpuWait& last_cpu_wait() const { return last_cpu_wait_; }
-  bool last_window_disturbed() const { return window_disturbed(last_cpu_wait_, outside_load_seen_); }
+  void begin_round() { round_wait_ = RoundCpuWait{}; }
+  const RoundCpuWait& round_wait() const { return round_wait_; }
   // The device-idle checks of the last sample (for the trace).
   double last_before_check_ms() const { return last_before_check_ms_; }
   double last_after_check_ms() const { return last_after_check_ms_; }
@@ -382,8 +382,7 @@ class Sampler {
       const remote::RunQueueWaits waited_before = remote::timed_threads_run_queue_waits();
       const double ms = remote::ping_ms(side, stream_);
       const WindowCpuWait waited = cpu_wait_since(waited_before);
-      if (proves_outside_load(waited)) outside_load_seen_ = true;
-      (window_disturbed(waited, outside_load_seen_) ? disturbed_pings : pings).push_back(ms);
+      (proves_outside_load(waited) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
         trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited);
       }
@@ -398,7 +397,7 @@ class Sampler {
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
   WindowCpuWait last_cpu_wait_{};
-  bool outside_load_seen_ = false;  // a trusted thread waited for a CPU in this measurement
+  RoundCpuWait round_wait_{};  // since begin_round
   double last_before_check_ms_ = 0;
   double last_after_check_ms_ = 0;
 };
@@ -616,22 +615,15 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     const std::uint64_t seed = round_seed(work.seed, static_cast<std::uint64_t>(round));
     double student_ms = 0;
     double solution_ms = 0;
-    bool round_disturbed = false;  // either window timed the machine's load (cpu_wait.hpp)
-    double cpu_wait_us = 0;        // the longest wait seen in the round's windows
-    const auto note_cpu_wait = [&] {
-      round_disturbed = round_disturbed || sampler.last_window_disturbed();
-      cpu_wait_us = std::max({cpu_wait_us, sampler.last_cpu_wait().trusted_us, sampler.last_cpu_wait().student_us});
-    };
+    sampler.begin_round();
     // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      note_cpu_wait();
       trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
                    sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
     const auto solution_side = [&] {
       solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      note_cpu_wait();
       trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
                    sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
@@ -646,10 +638,10 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     }
     if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(round + 1, false);
     if (!result.integrity_failure.empty()) break;
-    if (round_disturbed) {
+    if (sampler.round_wait().disturbed()) {
       // Checked like any other round, but its times are the machine's load: measured again.
       ++result.disturbed_rounds;
-      result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, cpu_wait_us / 1e3);
+      result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, sampler.round_wait().longest_us() / 1e3);
       const bool giving_up = result.disturbed_rounds >= kDisturbedRoundsBeforeGivingUp &&
                              result.disturbed_rounds > kDisturbedPerKeptRound * static_cast<int>(ratio.size());
       if (giving_up || seconds_since(started) > policy.time_budget_seconds) break;

@@ -1,12 +1,18 @@
 #pragma once
-// When a timed window measured the machine's CPU load rather than the calls (host-only, so it is
-// unit-tested). The judge reads, around every window, how long the threads on the timed path
-// waited for a CPU (remote::timed_threads_run_queue_waits). A wait of the trusted threads (the
-// judge's, the reference's runner's) can only come from other processes: the student's code
-// cannot run on their cores. A wait of the student's runner's main thread can also be the
-// student's own doing (a thread it starts inherits that thread's CPU), so it disturbs a window only
-// once a trusted thread's wait has shown, in the same measurement, that other processes take CPUs.
-// Otherwise a slow submission could make its own windows "disturbed" and turn its grade into none.
+// When a round of timed windows measured the machine's CPU load rather than the calls (host-only,
+// so it is unit-tested). The judge reads, around every window, every device-idle check and every
+// ping, how long the threads on the timed path waited for a CPU (remote::timed_threads_run_queue_waits).
+// A wait of the trusted threads (the judge's, which spins through both sides' windows, and the
+// reference's runner's) can only come from other processes: the student's code cannot run on
+// their cores (cpu_partition.hpp, and the runner's filter refuses sched_setaffinity). A wait of the
+// student's runner's main thread can also be its own doing (a thread it starts inherits that
+// thread's CPU), so it never disturbs anything by itself: a round is measured again only when a
+// trusted thread waited during that same round. Load that takes CPUs from the grader at all
+// reaches the judge's spinning thread in the round it happens; a student's self-made waits in the
+// other rounds are charged, as its slowness. (A measurement-wide proof let a slow submission turn
+// every round "disturbed", and its grade into none, as soon as one ping somewhere had waited.)
+#include <algorithm>
+
 namespace cudalabs::timing {
 
 // Undisturbed, the threads on the timed path spin and wait for nothing; on the H100 a CPU-bound
@@ -22,9 +28,21 @@ struct WindowCpuWait {
 // A trusted thread waited: other processes are taking CPUs from the grader.
 inline bool proves_outside_load(const WindowCpuWait& wait) { return wait.trusted_us > kDisturbingCpuWaitUs; }
 
-// The window timed the machine's load and is to be measured again.
-inline bool window_disturbed(const WindowCpuWait& wait, bool outside_load_seen) {
-  return proves_outside_load(wait) || (outside_load_seen && wait.student_us > kDisturbingCpuWaitUs);
-}
+// The waits of one round: both sides' windows and the device-idle checks around them.
+class RoundCpuWait {
+ public:
+  void add(const WindowCpuWait& wait) {
+    outside_load_ = outside_load_ || proves_outside_load(wait);
+    longest_us_ = std::max({longest_us_, wait.trusted_us, wait.student_us});
+  }
+  // Timed other processes' work: to be measured again.
+  bool disturbed() const { return outside_load_; }
+  // The longest wait of any timed thread in the round (for the report), 0 when none was known.
+  double longest_us() const { return longest_us_; }
+
+ private:
+  bool outside_load_ = false;
+  double longest_us_ = 0;
+};
 
 }  // namespace cudalabs::timing

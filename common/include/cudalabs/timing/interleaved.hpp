@@ -33,9 +33,9 @@
 // behind the stop event, see the outputs still changing and the sample fails. The device-idle
 // check times an empty kernel of this process's: it waits while another context has work running.
 // Around every window a judge also reads how long its thread and the runners' main threads have
-// waited for a CPU (the kernel's schedstat): a round with a window that timed other processes'
-// work (cudalabs/timing/cpu_wait.hpp: a trusted thread waited, or the student's runner did once
-// the trusted threads have shown such load) is measured again (pings too); when the undisturbed rounds are
+// waited for a CPU (the kernel's schedstat): a round during which a trusted thread waited timed
+// other processes' work (cudalabs/timing/cpu_wait.hpp; the student's runner's own waits alone
+// never do) and is measured again (pings too); when the undisturbed rounds are
 // too few (under min_samples, or under a third of the disturbed ones), PairedResult::machine_busy
 // says the figures are the machine's, not to be scored.
 #include <cstddef>

@@ -173,11 +173,18 @@ void to_json(nlohmann::json& json, const Done& event);
 // The event's name ("" when it has none): which type to read it as.
 std::string name_of(const nlohmann::json& event);
 
+// Throws std::invalid_argument naming the event and field when a number in `json` is NaN or
+// infinite: JSON has no such numbers (they would be written as null and the whole event refused
+// when read back, so a figure would vanish from the grade without a word).
+void require_finite_numbers(const nlohmann::json& json, const std::string& event_name);
+
 // One line of the stream: the event as a JSON object with its name, without a newline. Text that
-// is not valid UTF-8 (a student's failure message) is replaced, never an error.
+// is not valid UTF-8 (a student's failure message) is replaced, never an error; a number that is
+// not finite is refused (require_finite_numbers).
 template <typename Event>
 std::string to_line(const Event& event) {
   nlohmann::json json = event;
+  require_finite_numbers(json, Event::kName);
   json["event"] = Event::kName;
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -84,7 +84,7 @@ class EveryLab : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryLab, ReferenceSolutionScoresFullMarks) {
   const std::string lab = GetParam();
-  const LabgradeRun run = labgrade({"grade", lab, "--submission", course_file("solutions/" + lab)});
+  const LabgradeRun run = labgrade_when_quiet({"grade", lab, "--submission", course_file("solutions/" + lab)});
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   EXPECT_TRUE(run.report["build"]["succeeded"].get<bool>()) << run.report["build"]["output"];
   if (!has_gpu()) {
@@ -128,7 +128,7 @@ TEST_P(LabFixture, LandsWhereItsExpectedGradeSays) {
   std::ifstream in(fixture.dir / "expected_grade.json");
   const nlohmann::json expected = nlohmann::json::parse(in);
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device: fixtures are graded on a GPU";
-  const LabgradeRun run = labgrade({"grade", fixture.lab, "--submission", fixture.dir.string()});
+  const LabgradeRun run = labgrade_when_quiet({"grade", fixture.lab, "--submission", fixture.dir.string()});
   ASSERT_TRUE(run.report.is_object()) << run.process.output;
   print_grade(run, fixture.lab + "/" + fixture.name + " (" + expected.value("why", "") + ")");
   EXPECT_EQ(run.process.exit_code, 0) << run.process.output;

@@ -2,7 +2,10 @@
 // its JSON report.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <iostream>
+#include <thread>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -47,6 +50,23 @@ inline LabgradeRun labgrade(std::vector<std::string> args, double timeout_second
   if (std::filesystem::exists(json)) {
     std::ifstream in(json);
     run.report = nlohmann::json::parse(in);
+  }
+  return run;
+}
+
+// A grade (args as for labgrade), made again while it ends machine_busy (exit code 10: the
+// machine's CPU load would have set its timed figures), as an instructor is told to: under
+// ctest -j4 the neighbours' compilers and runners are that load, and they finish. At most
+// `attempts` grades, a few seconds apart; the last one is returned whatever it says.
+inline LabgradeRun labgrade_when_quiet(const std::vector<std::string>& args, int attempts = 4) {
+  constexpr int kMachineBusyExitCode = 10;
+  LabgradeRun run = labgrade(args);
+  for (int attempt = 1; attempt < attempts && run.process.exited && run.process.exit_code == kMachineBusyExitCode;
+       ++attempt) {
+    std::cout << "[ busy     ] the machine was too busy to time the grade fairly: grading again (attempt "
+              << attempt + 1 << " of " << attempts << ")\n";
+    std::this_thread::sleep_for(std::chrono::seconds(3 * attempt));
+    run = labgrade(args);
   }
   return run;
 }

@@ -641,7 +641,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (sampler.round_wait().disturbed()) {
       // Checked like any other round, but its times are the machine's load: measured again.
       ++result.disturbed_rounds;
-      result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, sampler.round_wait().longest_us() / 1e3);
+      result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, sampler.round_wait().longest_trusted_us() / 1e3);
       const bool giving_up = result.disturbed_rounds >= kDisturbedRoundsBeforeGivingUp &&
                              result.disturbed_rounds > kDisturbedPerKeptRound * static_cast<int>(ratio.size());
       if (giving_up || seconds_since(started) > policy.time_budget_seconds) break;
@@ -664,8 +664,8 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
       (kept < policy.min_samples || result.disturbed_rounds > kDisturbedPerKeptRound * kept)) {
     char text[256];
     std::snprintf(text, sizeof text,
-                  "in %d of %d rounds the grader's timed processes had to wait for a CPU during the timed call "
-                  "(up to %.3f ms): other work on this machine, not the code, would have set the figures",
+                  "in %d of %d rounds the grader's own timed processes (the judge, the reference's runner) had to wait "
+                  "for a CPU (up to %.3f ms): other work on this machine, not the code, would have set the figures",
                   result.disturbed_rounds, result.disturbed_rounds + static_cast<int>(ratio.size()),
                   result.max_cpu_wait_ms);
     result.machine_busy = text;

@@ -33,16 +33,17 @@ class RoundCpuWait {
  public:
   void add(const WindowCpuWait& wait) {
     outside_load_ = outside_load_ || proves_outside_load(wait);
-    longest_us_ = std::max({longest_us_, wait.trusted_us, wait.student_us});
+    longest_trusted_us_ = std::max(longest_trusted_us_, wait.trusted_us);
   }
   // Timed other processes' work: to be measured again.
   bool disturbed() const { return outside_load_; }
-  // The longest wait of any timed thread in the round (for the report), 0 when none was known.
-  double longest_us() const { return longest_us_; }
+  // The longest wait of a trusted thread in the round (the report's "up to"), 0 when none was
+  // known: the student's own waits are not the machine's to explain.
+  double longest_trusted_us() const { return longest_trusted_us_; }
 
  private:
   bool outside_load_ = false;
-  double longest_us_ = 0;
+  double longest_trusted_us_ = 0;
 };
 
 }  // namespace cudalabs::timing

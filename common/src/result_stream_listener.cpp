@@ -49,6 +49,7 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
     runner_at_start_ = own_memory_ ? remote::student_runner_for_memory_check() : -1;
     runner_held_at_start_ =
         runner_at_start_ > 0 ? own_memory_->bytes_of(static_cast<unsigned int>(runner_at_start_)) : std::nullopt;
+    static_cast<void>(remote::take_trusted_runner_failed());  // what failed between tests is no test's
     emit(events::TestStart{full_name(info)});
   }
 
@@ -69,7 +70,9 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
       message += "\n[... message cut]";
     }
     const char* status = result.Skipped() ? "skipped" : result.Passed() ? "passed" : "failed";
-    emit(events::TestEnd{full_name(info), status, static_cast<double>(result.elapsed_time()), message});
+    events::TestEnd end{full_name(info), status, static_cast<double>(result.elapsed_time()), message};
+    end.trusted_runner_failed = remote::take_trusted_runner_failed() && !result.Passed();
+    emit(end);
     stop_if_context_lost(info);
     stop_if_memory_leaked(info);
     stop_if_host_memory_exceeded(info);

@@ -27,6 +27,7 @@ void from_json(const nlohmann::json& json, TestStart& event) { event.test = json
 
 void to_json(nlohmann::json& json, const TestEnd& event) {
   json = {{"test", event.test}, {"status", event.status}, {"ms", event.ms}, {"message", event.message}};
+  if (event.trusted_runner_failed) json["trusted_runner_failed"] = true;
 }
 
 void from_json(const nlohmann::json& json, TestEnd& event) {
@@ -34,6 +35,7 @@ void from_json(const nlohmann::json& json, TestEnd& event) {
   event.status = json.value("status", "");
   event.ms = json.value("ms", 0.0);
   event.message = json.value("message", "");
+  event.trusted_runner_failed = json.value("trusted_runner_failed", false);
 }
 
 void to_json(nlohmann::json& json, const ContextLost& event) {

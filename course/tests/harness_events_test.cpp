@@ -21,6 +21,11 @@ TEST(HarnessEvents, EachEventRoundTripsThroughItsLine) {
   EXPECT_EQ(read.status, "failed");
   EXPECT_DOUBLE_EQ(read.ms, 12.5);
   EXPECT_EQ(read.message, "a.cu:3: expected 1");
+  EXPECT_FALSE(read.trusted_runner_failed);
+  EXPECT_FALSE(end.contains("trusted_runner_failed")) << "written only when true";
+  TestEnd trusted_failed{"Suite.Test", "failed", 1, "m"};
+  trusted_failed.trusted_runner_failed = true;
+  EXPECT_TRUE(line_of(to_line(trusted_failed)).get<TestEnd>().trusted_runner_failed);
 
   const auto leaked = line_of(to_line(Leaked{"S.T", 3u << 30, 70u << 20, 10, 80u << 20})).get<Leaked>();
   EXPECT_EQ(leaked.bytes, std::uint64_t{3} << 30);

@@ -173,6 +173,7 @@ std::string Runner::end_of(const std::string& what) noexcept {
 }
 
 [[noreturn]] void Runner::fail(const std::string& what) {
+  if (side_ != Side::student) judge().trusted_runner_failed = true;
   const std::string ended = end_of(what);
   throw RunnerFailure(std::string(side_name(side_)) + " (in its runner process) " + ended);
 }
@@ -427,6 +428,8 @@ void start_runners_ahead(bool timed_cases_ahead) noexcept {
 int student_runner_pid() noexcept { return judge_mode() && judge().student.running() ? judge().student.pid() : -1; }
 
 std::size_t take_crashed_runner_peak_bytes() noexcept { return std::exchange(judge().crashed_runner_peak_bytes, 0); }
+
+bool take_trusted_runner_failed() noexcept { return std::exchange(judge().trusted_runner_failed, false); }
 
 bool last_student_call_returned_while_busy() { return judge().last_student_returned_while_busy; }
 

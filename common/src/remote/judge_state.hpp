@@ -102,6 +102,7 @@ struct JudgeState {
   bool last_student_returned_while_busy = false;
   double last_transact_host_ms = 0;  // request sent to reply read, by the host's clock
   std::size_t crashed_runner_peak_bytes = 0;  // take_crashed_runner_peak_bytes()
+  bool trusted_runner_failed = false;         // take_trusted_runner_failed()
   Runner& runner(Side side);
 };
 

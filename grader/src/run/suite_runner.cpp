@@ -91,14 +91,6 @@ bool mentions_out_of_memory(const std::string& message) {
   return false;
 }
 
-// A call of the reference's runners failed (judge.cpp: RunnerFailure names the side). They run
-// the trusted solution, so the cause was the machine (a neighbour's memory use, a slow start
-// under load; seen once under ctest -j4 on the H100: a lab 01 correctness test, the checker's
-// mirrored call), not the submission: worth running alone again.
-bool a_trusted_runner_failed(const std::string& message) {
-  return message.find("the reference solution (in its runner process)") != std::string::npos;
-}
-
 // SIGKILL we did not send: the kernel's OOM killer, when the machine ran out of memory.
 bool killed_by_the_system(const ProcessResult& process) {
   return process.started && !process.exited && !process.timed_out && process.signal == SIGKILL;
@@ -151,8 +143,12 @@ void read_event(StreamState& state, const std::string& line) {
                                                : TestStatus::Failed;
     outcome.message = end.message;
     outcome.seconds = end.ms / 1000.0;
+    // A runner of the reference's side failed (the judge says so in a field of its own): it runs
+    // the trusted solution, so the machine was the cause (a neighbour's memory, a slow start under
+    // load; seen once under ctest -j4 on the H100: the checker's mirrored call), worth running
+    // alone again. Never read from the message, which carries the student's runner's own words.
     outcome.neighbour_may_have_caused = outcome.status == TestStatus::Failed &&
-                                        (mentions_out_of_memory(end.message) || a_trusted_runner_failed(end.message));
+                                        (mentions_out_of_memory(end.message) || end.trusted_runner_failed);
     state.finished[outcome.name] = outcome;
     if (state.running == outcome.name) state.running.clear();
   } else if (kind == events::ContextLost::kName) {

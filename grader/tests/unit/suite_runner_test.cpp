@@ -158,7 +158,8 @@ TEST_F(RunTests, MarksOnlyOutcomesANeighbourCouldHaveCaused) {
 }
 
 // The reference's runners run the trusted solution: their failure is the machine's doing (a
-// neighbour's memory, a slow start), so the test runs again alone; a failure of the student's is not.
+// neighbour's memory, a slow start), so the test runs again alone; a failure of the student's is
+// not, even when its runner's error text (which the message carries) copies the reference's words.
 TEST_F(RunTests, MarksAFailedReferenceRunnerButNotTheStudents) {
   const SuiteRun result = run("A.one=fail-reference;B.two=fail-student", {"A.one", "B.two"});
   ASSERT_EQ(result.outcomes.size(), 2u);

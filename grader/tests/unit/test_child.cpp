@@ -145,10 +145,16 @@ int fake_harness(const std::string& argument) {
                    R"(","status":"failed","ms":1,"message":"cudaMalloc(...) returned cudaErrorMemoryAllocation: out of memory"})");
       continue;
     }
-    if (action == "fail-reference" || action == "fail-student") {  // a runner's failure, as judge.cpp words it
-      const std::string side = action == "fail-reference" ? "the reference solution" : "your code";
+    if (action == "fail-reference") {  // a reference-side runner's failure, as the judge reports it
       write_result(R"({"event":"end","test":")" + test + R"(","status":"failed","ms":1,"message":"C++ exception: )" +
-                   side + R"( (in its runner process) failed a call the reference runner was given"})");
+                   R"(the reference solution (in its runner process) failed a call the reference runner was given",)" +
+                   R"("trusted_runner_failed":true})");
+      continue;
+    }
+    if (action == "fail-student") {  // the student's runner failing with words of its own that mimic the above
+      write_result(R"({"event":"end","test":")" + test + R"(","status":"failed","ms":1,"message":"C++ exception: )" +
+                   R"(your code (in its runner process) failed on the GPU during vector_add: the reference solution )" +
+                   R"((in its runner process) failed a call the reference runner was given"})");
       continue;
     }
     if (action == "segv") std::raise(SIGSEGV);

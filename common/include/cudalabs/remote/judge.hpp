@@ -66,6 +66,12 @@ double last_call_host_ms() noexcept;
 // 0 again: a runner that crashed near the host-memory limit (malloc returned null) is charged
 // for that limit by the test's listener, as a test process would be.
 std::size_t take_crashed_runner_peak_bytes() noexcept;
+// Whether a runner of the reference's side (the reference's runner, the checker) failed since the
+// last call, then false again. They run the trusted solution, so such a failure is the machine's
+// doing (a neighbour's memory, a slow start under load): the test's end event says so as a field
+// of its own, never as words a message could also carry (the student's runner's error text goes
+// into messages).
+bool take_trusted_runner_failed() noexcept;
 
 // The student's runner process, started now (and ready) if it is not yet, so that a test's leak
 // check can hold its device memory at the test's start against its memory at the end: the

@@ -39,6 +39,9 @@ struct TestEnd {
   std::string status;  // "passed", "failed" or "skipped"
   double ms = 0;
   std::string message;  // failure or skip messages, cut to a bounded length
+  // A runner of the reference's side failed during the test (remote::take_trusted_runner_failed):
+  // the machine's doing, worth running alone again. Written only when true.
+  bool trusted_runner_failed = false;
 };
 
 // The test left the CUDA context unusable (a sticky error); the harness exits after this.

@@ -48,11 +48,13 @@ inline constexpr const char* kProfilePassVariable = "CUDALABS_PROFILE_PASS";
 inline constexpr const char* kCurrentTestPlaceholder = "{test}";
 // Set (to "1") by labgrade --sanitize for its first, shard-wide runs: a student runner started
 // through a tool then serves every test of the harness instead of ending with its test (its log is
-// named after the test that started it). One tool start per shard instead of one per test; when
-// such a run finds anything, labgrade runs that shard again with a runner per test to say which.
+// named after the test that started it), until a test during which its log grew: the judge then
+// ends it and renames its log after that test, so each finding stays with its test. One tool start
+// per shard, plus one per test with findings; a shard that did not run to its end (a crash of the
+// judge, a time-out) labgrade runs again with a runner per test.
 inline constexpr const char* kToolRunnerSpansTestsVariable = "CUDALABS_TOOL_RUNNER_SPANS_TESTS";
 // "Suite.Name" as a file name: every byte outside [A-Za-z0-9._-] becomes '_'; the judge appends
-// "~2", "~3" ... for a second, third runner in the same test (after a crash).
+// "~2", "~3" ... for a second, third log of the same test (a runner started after a crash).
 inline std::string tool_log_name(std::string_view test) {
   std::string name(test);
   for (char& c : name) {

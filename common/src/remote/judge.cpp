@@ -8,6 +8,7 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -100,23 +102,49 @@ const DriverCalls& driver() {
 
 bool confine_runners() noexcept { return confine_requested; }
 
-// The running test's tool_log_name, "~N" added for the Nth runner started in it (after a crash).
-std::string current_test_log_name() {
+// The running test's tool_log_name, "~N" added for the Nth name handed out in it (a runner started
+// after a crash, or a spanning runner's log kept for the test), skipping names `taken` says exist.
+std::string current_test_log_name(const std::function<bool(const std::string&)>& taken) {
   static std::string last_test;
-  static int runners_in_test = 0;
+  static int names_in_test = 0;
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test";
-  runners_in_test = test == last_test ? runners_in_test + 1 : 1;
+  if (test != last_test) names_in_test = 0;
   last_test = test;
   const std::string name = tool_log_name(test);
-  return runners_in_test == 1 ? name : name + "~" + std::to_string(runners_in_test);
+  for (;;) {
+    ++names_in_test;
+    std::string candidate = names_in_test == 1 ? name : name + "~" + std::to_string(names_in_test);
+    if (!taken || !taken(candidate)) return candidate;
+  }
 }
+
+bool tool_runner_spans_tests() noexcept {
+  static const bool spans = [] {
+    const char* value = std::getenv(kToolRunnerSpansTestsVariable);
+    return value != nullptr && std::strcmp(value, "1") == 0;
+  }();
+  return spans;
+}
+
+namespace {
+
+// The size of a file, -1 when it cannot be read.
+long long file_size(const std::string& path) noexcept {
+  struct stat status{};
+  return ::stat(path.c_str(), &status) == 0 ? static_cast<long long>(status.st_size) : -1;
+}
+
+}  // namespace
 
 // ---- one runner process ---------------------------------------------------------------------
 
 Runner::~Runner() { stop(); }
 
 void Runner::stop() noexcept {
+  // A spanning runner's log that grew during this test holds this test's findings: it is kept
+  // under this test's name once the tool has written its summary (below).
+  const bool keep_for_test = under_tool_ && tool_runner_spans_tests() && tool_log_grew();  // also once reaped
   // A runner under a tool is let go gently: it sees the hang-up and returns, and the tool writes
   // its summary (which labgrade reads) before it exits. Killed only if that takes too long.
   if (pid_ > 0 && under_tool_ && fd_ >= 0) {
@@ -146,6 +174,39 @@ void Runner::stop() noexcept {
   fd_ = -1;
   awaiting_ready_ = false;
   segments_sent_.clear();
+  if (keep_for_test) keep_tool_log_for_current_test();
+  tool_log_name_.clear();
+  tool_log_mark_ = -1;
+}
+
+// labgrade reads a test's findings from the logs named after it (grader/src/run/sanitizer_pass.cpp):
+// a spanning runner's log, named after the test it started in, is renamed after the test whose
+// calls made it grow. Every earlier test it served left nothing in it, so all it holds is this
+// test's, as if the runner had started for this test alone.
+void Runner::keep_tool_log_for_current_test() noexcept {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string test =
+      tool_log_name(info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test");
+  if (tool_log_name_ == test || tool_log_name_.rfind(test + "~", 0) == 0) return;  // started in this test
+  const std::string name =
+      current_test_log_name([&](const std::string& candidate) { return file_size(tool_log_path(candidate)) >= 0; });
+  if (::rename(tool_log_path(tool_log_name_).c_str(), tool_log_path(name).c_str()) != 0) {
+    // A finding left under another test's name would be that test's: end the run, so labgrade
+    // runs these tests again with a runner each.
+    std::fprintf(stderr, "cudalabs judge: cannot rename the tool's log %s to %s: %s\n",
+                 tool_log_path(tool_log_name_).c_str(), tool_log_path(name).c_str(), std::strerror(errno));
+    std::_Exit(70);
+  }
+}
+
+bool Runner::tool_log_grew() const noexcept {
+  if (tool_log_name_.empty() || tool_log_mark_ < 0) return false;
+  return file_size(tool_log_path(tool_log_name_)) > tool_log_mark_;
+}
+
+void Runner::mark_tool_log() noexcept {
+  if (!under_tool_ || tool_log_name_.empty()) return;
+  tool_log_mark_ = std::max(0LL, file_size(tool_log_path(tool_log_name_)));
 }
 
 std::string Runner::end_of(const std::string& what) noexcept {
@@ -203,14 +264,30 @@ void Runner::spawn() {
   std::vector<std::string> tool =
       confine_runners() ? std::vector<std::string>{} : runner_launcher(side_, this == &judge().checker);
   under_tool_ = !tool.empty();
+  tool_log_prefix_.clear();
+  tool_log_suffix_.clear();
+  tool_log_name_.clear();
+  tool_log_mark_ = -1;
   if (under_tool_) {
-    const std::string log_name = current_test_log_name();
+    // The word that names the log (compute-sanitizer's --log-file DIR/{test}.log), split around
+    // the placeholder, so the log can be found again and a name in use is never handed out twice.
+    for (const std::string& word : tool) {
+      const std::size_t at = word.find(kCurrentTestPlaceholder);
+      if (at == std::string::npos) continue;
+      tool_log_prefix_ = word.substr(0, at);
+      tool_log_suffix_ = word.substr(at + std::strlen(kCurrentTestPlaceholder));
+      break;
+    }
+    const std::string log_name = current_test_log_name([&](const std::string& candidate) {
+      return !tool_log_prefix_.empty() && file_size(tool_log_path(candidate)) >= 0;
+    });
     for (std::string& word : tool) {
       for (std::size_t at = word.find(kCurrentTestPlaceholder); at != std::string::npos;
            at = word.find(kCurrentTestPlaceholder, at + log_name.size())) {
         word.replace(at, std::strlen(kCurrentTestPlaceholder), log_name);
       }
     }
+    if (!tool_log_prefix_.empty() || !tool_log_suffix_.empty()) tool_log_name_ = log_name;
   }
   std::vector<char*> argv;
   for (std::string& word : tool) argv.push_back(word.data());
@@ -303,6 +380,7 @@ void Runner::await_ready() {
   if (ready.status != ReplyStatus::ready) {
     fail("could not start: " + printable(ready.message, sizeof ready.message));
   }
+  mark_tool_log();  // what its tool wrote while starting belongs to no test
 }
 
 void Runner::send(const Request& request) {
@@ -667,14 +745,11 @@ void replace_timed_runners() noexcept {
 void end_of_test() noexcept {
   JudgeState& state = judge();
   state.last_call_outputs.clear();
-  // A runner under a tool ends with its test, so the tool's report is that test's alone (unless
-  // labgrade asked for one runner across the tests, kToolRunnerSpansTestsVariable).
-  static const bool spans_tests = [] {
-    const char* value = std::getenv(kToolRunnerSpansTestsVariable);
-    return value != nullptr && std::strcmp(value, "1") == 0;
-  }();
+  // A runner under a tool ends with its test, so the tool's report is that test's alone. When
+  // labgrade asked for one runner across the tests (kToolRunnerSpansTestsVariable), it ends only
+  // after a test its tool reported something in, its log kept under that test's name (stop()).
   for (Runner* runner : {&state.student, &state.reference}) {
-    if (runner->under_tool() && !spans_tests) runner->stop();
+    if (runner->under_tool() && (!tool_runner_spans_tests() || runner->tool_log_grew())) runner->stop();
   }
   for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
     if (!runner->running()) continue;
@@ -689,6 +764,7 @@ void end_of_test() noexcept {
       runner->stop();
     }
   }
+  for (Runner* runner : {&state.student, &state.reference}) runner->mark_tool_log();  // the next test's start
 }
 
 }  // namespace cudalabs::remote

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -27,7 +28,11 @@ std::vector<std::string> student_runner_launcher();  // empty unless labgrade --
 // runner, CUDALABS_REFERENCE_RUNNER_LAUNCHER (labgrade --profile) for the reference's, none for
 // the checker; empty for none.
 std::vector<std::string> runner_launcher(Side side, bool checker);
-std::string current_test_log_name();  // tool_log_name of the running test (a launcher's {test})
+// tool_log_name of the running test (a launcher's {test}), "~N" added for the Nth name handed out
+// in that test; `taken` says whether a name is already a file (a log kept for the test earlier).
+std::string current_test_log_name(const std::function<bool(const std::string&)>& taken = {});
+// labgrade asked for one tool-launched student runner across the tests (kToolRunnerSpansTestsVariable).
+bool tool_runner_spans_tests() noexcept;
 
 class Runner {
  public:
@@ -61,6 +66,11 @@ class Runner {
   std::int64_t run_queue_wait_ns() noexcept;
   // Kills the runner and throws RunnerFailure: "<side> (in its runner process) <what>: <how it ended>".
   [[noreturn]] void fail(const std::string& what);
+  // A runner whose tool spans tests: whether its log grew since the last mark (what the tool
+  // reported during the current test), and the mark itself, taken when it is ready and at each
+  // test's end. False when it has no log of its own.
+  bool tool_log_grew() const noexcept;
+  void mark_tool_log() noexcept;
 
  private:
   void send(const Request& request);
@@ -69,11 +79,17 @@ class Runner {
   std::string end_of(const std::string& what) noexcept;
   void apply_pin();
   void take_confinement_message();
+  std::string tool_log_path(const std::string& name) const { return tool_log_prefix_ + name + tool_log_suffix_; }
+  void keep_tool_log_for_current_test() noexcept;
 
   Side side_ = Side::student;
   std::string executable_;
   pid_t pid_ = -1;
   bool under_tool_ = false;  // started through runner_launcher()
+  // Its tool's log: the launcher word holding {test}, split around it; the name it was given, and
+  // the log's size at the mark (-1: none taken).
+  std::string tool_log_prefix_, tool_log_suffix_, tool_log_name_;
+  long long tool_log_mark_ = -1;
   int fd_ = -1;
   bool awaiting_ready_ = false;
   int cpu_ = -1;  // the CPU its main thread is pinned to, or -1 for its home

@@ -33,13 +33,25 @@ SanitizerFinding with_outcome(SanitizerFinding finding, const TestOutcome* outco
   return finding;
 }
 
+bool ran_to_its_end(const TestOutcome& outcome) {
+  return outcome.status == TestStatus::Passed || outcome.status == TestStatus::Failed ||
+         outcome.status == TestStatus::Skipped;
+}
+
+SanitizerFinding clean_finding(const std::string& tool) {
+  SanitizerFinding finding;
+  finding.tool = tool;
+  finding.completed = true;
+  finding.clean = true;
+  return finding;
+}
+
 // One test's finding from the logs its student runners left in `logs` (the judge names them
 // <test>.log, then <test>~2.log ... for runners started after a crash), and its outcome.
 SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem::path& logs, const std::string& test,
                                  const TestOutcome* outcome) {
   const std::vector<std::filesystem::path> files = tool_logs_of_test(logs, test, ".log");
-  const bool ran = outcome && (outcome->status == TestStatus::Passed || outcome->status == TestStatus::Failed ||
-                               outcome->status == TestStatus::Skipped);
+  const bool ran = outcome && ran_to_its_end(*outcome);
   SanitizerFinding finding;
   finding.tool = tool;
   if (files.empty()) {
@@ -179,18 +191,14 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
     }
     const SuiteRun suite = run_tests(invocation, shard.tests);
     if (shard.spans_tests) {
-      // Clean only when every test ran to its end and every log the tool left says so.
+      // Complete only when every test ran to its end and every log the tool left has its summary.
+      bool completed = suite.outcomes.size() == shard.tests.size();
+      for (const TestOutcome& outcome : suite.outcomes) completed = completed && ran_to_its_end(outcome);
       SanitizerFinding whole;
       whole.tool = tool;
-      whole.completed = suite.outcomes.size() == shard.tests.size();
-      for (const TestOutcome& outcome : suite.outcomes) {
-        whole.completed = whole.completed && (outcome.status == TestStatus::Passed ||
-                                              outcome.status == TestStatus::Failed ||
-                                              outcome.status == TestStatus::Skipped);
-      }
       const auto absorb = [&](const std::string& text) {
         const SanitizerFinding part = parse_sanitizer_output(tool, text);
-        whole.completed = whole.completed && part.completed;
+        completed = completed && part.completed;
         whole.errors += part.errors;
       };
       if (in_runners) {
@@ -198,10 +206,21 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
       } else {
         absorb(suite.output);
       }
-      whole.clean = whole.completed && whole.errors == 0;
-      for (std::size_t i = 0; i < shard.tests.size() && i < suite.outcomes.size(); ++i) {
+      whole.completed = completed;
+      whole.clean = completed && whole.errors == 0;
+      if (!completed) return;  // no finding: the caller runs these tests again, a tool start each
+      for (std::size_t i = 0; i < shard.tests.size(); ++i) {
+        const TestOutcome& outcome = suite.outcomes[i];
         SanitizerFinding each = whole;
-        each.seconds = suite.outcomes[i].seconds;
+        if (in_runners) {
+          // The judge kept each log the tool wrote anything in under the test that made it grow
+          // (judge.cpp, keep_tool_log_for_current_test): a test without one of its own left no
+          // report in the runner that served it.
+          each = tool_logs_of_test(shard.logs, shard.tests[i], ".log").empty()
+                     ? clean_finding(tool)
+                     : finding_of_test(tool, shard.logs, shard.tests[i], &outcome);
+        }
+        each.seconds = outcome.seconds;
         found[index][shard.tests[i]] = std::move(each);
       }
       return;
@@ -251,10 +270,12 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   // Most submissions are clean, and most of a sanitizer run's time is the tool's start and its
   // instrumentation of the code it loads (1-7 s a test, against milliseconds of work). So the
   // first round runs each shard's tests under one tool start (in a grade: one student runner
-  // serving all of them; in a self-check: one harness). A shard whose round is clean and complete
-  // clears its tests. Any other shard (an error, a crash, a time-out) runs again with a fresh
-  // tool start per test, whose findings belong to exactly one test: the same findings, with the
-  // same messages, as if every test had had its own run from the start.
+  // serving all of them until a test its tool reports something in, whose log the judge keeps
+  // under that test's name; in a self-check: one harness). A grade's shard whose round is
+  // complete clears its tests, each with its own findings; a self-check's only when clean. Any
+  // other shard (a crash of the harness, a time-out; a self-check's errors) runs again with a
+  // fresh tool start per test, whose findings belong to exactly one test: the same findings, with
+  // the same messages, as if every test had had its own run from the start.
   const std::filesystem::path logs = normal.working_dir / "sanitizer-logs";
   // Both tools' shards together fill the runs at once, unless other grades' passes do.
   static std::atomic<std::size_t> passes_running{0};
@@ -275,8 +296,12 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   std::vector<std::size_t> to_run_again;
   for (std::size_t i = 0; i < first.size(); ++i) {
     const auto& found = first_found[i];
-    const bool cleared = found.size() == first[i].tests.size() &&
-                         std::all_of(found.begin(), found.end(), [](const auto& item) { return item.second.clean; });
+    // In a grade a complete round's findings are each test's own (the judge keeps a log per test
+    // with findings); a self-check's one harness per shard cannot say which test found what.
+    const bool cleared =
+        found.size() == first[i].tests.size() && std::all_of(found.begin(), found.end(), [&](const auto& item) {
+          return where == StudentCode::in_runners ? item.second.completed : item.second.clean;
+        });
     if (!cleared) to_run_again.push_back(i);
   }
   // The second round has the runs to itself (the clean shards are done): a shard to run again is

@@ -4,6 +4,7 @@
 // order). Internal to session/.
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,9 @@ struct SessionState {
   HarnessInvocation invocation;
   SessionClock::time_point test_start;
   cudalabs::GpuLock gpu_lock;  // shared for the correctness tests, then exclusive to the end of the run
+  // The CUDA runtime's start in labgrade (the driver's initialisation, which the GPU lock's device
+  // query needs), begun beside staging and the build; take_gpu waits for it.
+  std::shared_future<void> cuda_runtime_started;
   SuiteRun shared_run;         // the correctness tests' outcomes while sharing the GPU
   // The sanitizer pass's findings by test, made while sharing the GPU (it is untimed), attached
   // once the tests are scored; whether it ran, and its seconds.

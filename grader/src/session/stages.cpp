@@ -180,6 +180,7 @@ namespace {
 // time.
 void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
   const SessionClock::time_point waiting = SessionClock::now();
+  if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
   session.gpu_lock = cudalabs::GpuLock();
   session.gpu_lock = cudalabs::GpuLock::acquire(
       0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab), access);

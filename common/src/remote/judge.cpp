@@ -204,9 +204,22 @@ bool Runner::tool_log_grew() const noexcept {
   return file_size(tool_log_path(tool_log_name_)) > tool_log_mark_;
 }
 
-void Runner::mark_tool_log() noexcept {
+void Runner::mark_tool_log(bool at_start) noexcept {
   if (!under_tool_ || tool_log_name_.empty()) return;
-  tool_log_mark_ = std::max(0LL, file_size(tool_log_path(tool_log_name_)));
+  const std::string path = tool_log_path(tool_log_name_);
+  tool_log_mark_ = std::max(0LL, file_size(path));
+  if (!at_start) return;
+  // At the start, only the tool's banner (its first line) is left out: anything it reported while
+  // the runner started (the student's code at load time; H100: "CUDA initialized before the
+  // Sanitizer. The Sanitizer will be disabled" after a static constructor's kernel) concerns
+  // every test the runner would serve, so it counts as this test's and the runner serves one.
+  if (FILE* file = std::fopen(path.c_str(), "rb")) {
+    char head[512];
+    const std::size_t got = std::fread(head, 1, sizeof head, file);
+    std::fclose(file);
+    const void* newline = std::memchr(head, '\n', got);
+    if (newline != nullptr) tool_log_mark_ = static_cast<const char*>(newline) - head + 1;
+  }
 }
 
 std::string Runner::end_of(const std::string& what) noexcept {
@@ -380,7 +393,7 @@ void Runner::await_ready() {
   if (ready.status != ReplyStatus::ready) {
     fail("could not start: " + printable(ready.message, sizeof ready.message));
   }
-  mark_tool_log();  // what its tool wrote while starting belongs to no test
+  mark_tool_log(true);
 }
 
 void Runner::send(const Request& request) {
@@ -764,7 +777,7 @@ void end_of_test() noexcept {
       runner->stop();
     }
   }
-  for (Runner* runner : {&state.student, &state.reference}) runner->mark_tool_log();  // the next test's start
+  for (Runner* runner : {&state.student, &state.reference}) runner->mark_tool_log(false);  // the next test's start
 }
 
 }  // namespace cudalabs::remote

@@ -67,10 +67,11 @@ class Runner {
   // Kills the runner and throws RunnerFailure: "<side> (in its runner process) <what>: <how it ended>".
   [[noreturn]] void fail(const std::string& what);
   // A runner whose tool spans tests: whether its log grew since the last mark (what the tool
-  // reported during the current test), and the mark itself, taken when it is ready and at each
-  // test's end. False when it has no log of its own.
+  // reported during the current test), and the mark itself, taken when it is ready (after the
+  // tool's banner: a report made while it started counts as the first test's) and at each test's
+  // end. False when it has no log of its own.
   bool tool_log_grew() const noexcept;
-  void mark_tool_log() noexcept;
+  void mark_tool_log(bool at_start) noexcept;
 
  private:
   void send(const Request& request);

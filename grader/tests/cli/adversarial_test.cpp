@@ -391,5 +391,34 @@ TEST(Adversarial, AnOutOfBoundsWriteIsNamedByMemcheck) {
   }
 }
 
+// A library that starts CUDA as it loads (a static constructor's kernel, writing past an
+// allocation) is out of the sanitizer's reach: on the H100 compute-sanitizer then reports "CUDA
+// initialized before the Sanitizer. The Sanitizer will be disabled". That report comes while a
+// runner starts, before any test; a runner serving a shard's tests must not carry it into the
+// first test's log alone and call the others clean: every test the student's code ran in is
+// flagged, as with a runner per test.
+TEST(Adversarial, CudaStartedAtLoadTimeFlagsEveryTestUnderTheSanitizer) {
+  if (const std::string why = sanitizer_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabgradeRun run = grade_sanitized("faults_at_load");
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.output;
+  ASSERT_TRUE(run.report.is_object()) << run.process.output;
+  EXPECT_EQ(run.report["status"], "graded");
+  EXPECT_EQ(run.report["points_earned"], 100) << run.process.output;  // the plain run is unaffected
+  int checked = 0;
+  for (const auto& test : run.report["tests"]) {
+    if (!test.contains("sanitizer")) continue;
+    for (const auto& finding : test["sanitizer"]) {
+      if (finding["tool"] != "memcheck") continue;
+      ++checked;
+      EXPECT_FALSE(finding["clean"].get<bool>()) << test["name"] << ": " << finding["excerpt"];
+    }
+  }
+  EXPECT_GT(checked, 10) << run.process.output;
+  const std::string found = findings_of(run.report, "", "memcheck");
+  EXPECT_TRUE(found.find("initialized before the Sanitizer") != std::string::npos ||
+              found.find("Invalid __global__ write") != std::string::npos)
+      << found;
+}
+
 }  // namespace
 }  // namespace labgrade

@@ -81,6 +81,100 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+// With CUDALABS_STUDENT_RUNNER_LAUNCHER set (labgrade --sanitize), the tool logs a judge leaves,
+// kept the way judge.cpp keeps them, from a script instead of a GPU. FAKE_TOOL_REPORTS: the tests
+// (comma-separated) in which the tool reports an error, and "@start" for a report while each
+// runner starts. FAKE_TOOL_ORPHAN=1: the first runner's log stays under "outside-any-test" with a
+// report made at load time (what a judge that never ended that runner would leave; the runners of
+// a per-test round each make it). FAKE_TOOL_RUNS=FILE: one line appended per harness process.
+class FakeToolLogs {
+ public:
+  FakeToolLogs() {
+    const char* launcher = std::getenv("CUDALABS_STUDENT_RUNNER_LAUNCHER");
+    if (launcher == nullptr) return;
+    for (const std::string& word : split(launcher, '\x1f')) {
+      const std::size_t at = word.find("{test}");
+      if (at == std::string::npos) continue;
+      prefix_ = word.substr(0, at);
+      suffix_ = word.substr(at + 6);
+      active_ = true;
+    }
+    const char* spans = std::getenv("CUDALABS_TOOL_RUNNER_SPANS_TESTS");
+    spans_ = spans != nullptr && std::string(spans) == "1";
+    const char* reports = std::getenv("FAKE_TOOL_REPORTS");
+    for (const std::string& test : split(reports ? reports : "", ',')) reports_.push_back(test);
+    orphan_at_load_ = std::getenv("FAKE_TOOL_ORPHAN") != nullptr;
+    orphan_ = orphan_at_load_ && spans_;
+    if (const char* runs = std::getenv("FAKE_TOOL_RUNS")) {
+      if (FILE* file = std::fopen(runs, "a")) {
+        std::fputs(spans_ ? "spanning\n" : "per test\n", file);
+        std::fclose(file);
+      }
+    }
+  }
+  ~FakeToolLogs() {
+    if (!current_.empty()) stop();
+  }
+
+  void test(const std::string& name) {
+    if (!active_) return;
+    bool grew = false;
+    if (current_.empty()) grew = start(orphan_ ? "outside-any-test" : name);
+    if (orphan_) {  // a runner with a report no test's end ever saw: left as it is
+      stop();
+      orphan_ = false;
+      grew = start(name);
+    }
+    if (std::find(reports_.begin(), reports_.end(), name) != reports_.end()) {
+      append(current_, "========= Invalid __global__ write of size 4 bytes\n=========     at fake_kernel()+0x10 in " +
+                           name + "\n=========\n");
+      ++errors_;
+      grew = true;
+    }
+    if (spans_ && !grew) return;
+    const std::string kept = current_;
+    stop();
+    if (spans_ && kept != name && kept.rfind(name + "~", 0) != 0) {
+      std::string target = name;
+      for (int n = 2; ::access(path(target).c_str(), F_OK) == 0; ++n) target = name + "~" + std::to_string(n);
+      std::rename(path(kept).c_str(), path(target).c_str());
+    }
+  }
+
+ private:
+  std::string path(const std::string& name) const { return prefix_ + name + suffix_; }
+  void append(const std::string& name, const std::string& text) const {
+    if (FILE* file = std::fopen(path(name).c_str(), "a")) {
+      std::fputs(text.c_str(), file);
+      std::fclose(file);
+    }
+  }
+  // A runner under the tool: its banner, and the report made while it started.
+  bool start(std::string name) {
+    for (int n = 2; ::access(path(name).c_str(), F_OK) == 0; ++n) name = name.substr(0, name.find('~')) + "~" + std::to_string(n);
+    current_ = name;
+    errors_ = 0;
+    append(current_, "========= COMPUTE-SANITIZER\n");
+    // The orphan's report is one made at load time: every runner of a per-test round makes it too.
+    const bool at_start = orphan_ || (orphan_at_load_ && !spans_) ||
+                          std::find(reports_.begin(), reports_.end(), "@start") != reports_.end();
+    if (at_start) {
+      append(current_, "========= Error: CUDA initialized before the Sanitizer. The Sanitizer will be disabled\n");
+      ++errors_;
+    }
+    return at_start;
+  }
+  void stop() {
+    append(current_, "========= ERROR SUMMARY: " + std::to_string(errors_) + (errors_ == 1 ? " error\n" : " errors\n"));
+    current_.clear();
+  }
+
+  bool active_ = false, spans_ = false, orphan_ = false, orphan_at_load_ = false;
+  std::string prefix_, suffix_, current_;
+  std::vector<std::string> reports_;
+  int errors_ = 0;
+};
+
 int fake_harness(const std::string& argument) {
   if (argument == "--gtest_list_tests") {
     const char* listing = std::getenv("FAKE_LISTING");
@@ -104,8 +198,10 @@ int fake_harness(const std::string& argument) {
   write_result(device ? R"({"event":"environment","cuda_device":true,"device":"Fake GPU"})"
                       : R"({"event":"environment","cuda_device":false,"reason":"no CUDA device: hidden"})");
   const std::vector<std::string> tests = split(argument.substr(prefix.size()), ':');
+  FakeToolLogs tool_logs;
   for (const auto& test : tests) {
     write_result(R"({"event":"start","test":")" + test + R"("})");
+    tool_logs.test(test);
     const std::string action = !device ? "skip" : script.count(test) ? script[test] : "pass";
     if (action == "forge" || action == "forge-then-exit") {
       write_raw_result(end_event(test, "passed"));  // no token

@@ -1,0 +1,110 @@
+// The sanitizer pass's rounds (run/sanitizer_pass.cpp), driven with the fake harness of
+// test_child.cpp, which keeps tool logs the way the judge does (judge.cpp): which test each finding
+// lands in, and when a shard runs again with a runner per test.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "run/sanitizer_pass.hpp"
+#include "run/suite_runner.hpp"
+
+namespace labgrade {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTests = {"A.one", "B.two", "C.three", "D.four"};
+
+class SanitizerPass : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("labgrade-sanitizer-pass-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::setenv("CUDALABS_SANITIZER_JOBS", "1", 1);  // one shard per tool: a predictable count of runs
+  }
+  void TearDown() override {
+    ::unsetenv("CUDALABS_SANITIZER_JOBS");
+    fs::remove_all(dir_);
+  }
+
+  std::map<std::string, std::vector<SanitizerFinding>> pass(std::vector<std::pair<std::string, std::string>> env) {
+    HarnessInvocation normal;
+    normal.harness = LABGRADE_TEST_CHILD;
+    normal.working_dir = dir_;
+    normal.test_timeout_seconds = 5;
+    normal.env = std::move(env);
+    normal.env.emplace_back("FAKE_TOOL_RUNS", (dir_ / "runs").string());
+    // The sanitizer itself never runs here: labgrade hands its words to the judge (the fake).
+    return run_sanitizer_pass(normal, "/nonexistent/compute-sanitizer", kTests, StudentCode::in_runners, {});
+  }
+
+  // The harness processes the pass started, by kind ("spanning" or "per test").
+  std::map<std::string, int> runs() const {
+    std::map<std::string, int> count;
+    std::ifstream in(dir_ / "runs");
+    for (std::string line; std::getline(in, line);) ++count[line];
+    return count;
+  }
+
+  fs::path dir_;
+};
+
+// Whether `test`'s finding of `tool` is clean, and its excerpt.
+const SanitizerFinding& finding(const std::map<std::string, std::vector<SanitizerFinding>>& found,
+                                const std::string& test, const std::string& tool) {
+  static const SanitizerFinding none;
+  const auto of_test = found.find(test);
+  if (of_test == found.end()) return none;
+  for (const SanitizerFinding& f : of_test->second) {
+    if (f.tool == tool) return f;
+  }
+  return none;
+}
+
+TEST_F(SanitizerPass, ACompleteShardKeepsEachTestsFindingsWithoutRunningAgain) {
+  const auto found = pass({{"FAKE_TOOL_REPORTS", "B.two,D.four"}});
+  for (const std::string tool : {"memcheck", "racecheck"}) {
+    for (const std::string& test : kTests) {
+      const SanitizerFinding& f = finding(found, test, tool);
+      EXPECT_TRUE(f.completed) << test << " " << tool << ": " << f.excerpt;
+      const bool reported = test == "B.two" || test == "D.four";
+      EXPECT_EQ(f.clean, !reported) << test << " " << tool << ": " << f.excerpt;
+      if (reported) {
+        EXPECT_EQ(f.errors, 1) << test;
+        EXPECT_NE(f.excerpt.find("in " + test), std::string::npos) << test << ": " << f.excerpt;  // its own report
+      }
+    }
+  }
+  EXPECT_EQ(runs(), (std::map<std::string, int>{{"spanning", 2}}));  // one run per tool, none again
+}
+
+TEST_F(SanitizerPass, AReportWhileEachRunnerStartsReachesEveryTest) {
+  const auto found = pass({{"FAKE_TOOL_REPORTS", "@start"}});
+  for (const std::string& test : kTests) {
+    const SanitizerFinding& f = finding(found, test, "memcheck");
+    EXPECT_TRUE(f.completed && !f.clean) << test << ": " << f.excerpt;
+    EXPECT_NE(f.excerpt.find("Sanitizer will be disabled"), std::string::npos) << test << ": " << f.excerpt;
+  }
+  EXPECT_EQ(runs(), (std::map<std::string, int>{{"spanning", 2}}));
+}
+
+TEST_F(SanitizerPass, AReportInNoTestsLogRunsTheShardAgainARunnerPerTest) {
+  const auto found = pass({{"FAKE_TOOL_ORPHAN", "1"}});
+  for (const std::string& test : kTests) {
+    const SanitizerFinding& f = finding(found, test, "memcheck");
+    EXPECT_TRUE(f.completed && !f.clean) << test << ": " << f.excerpt;
+  }
+  const std::map<std::string, int> count = runs();
+  EXPECT_EQ(count.at("spanning"), 2);
+  EXPECT_GE(count.count("per test") ? count.at("per test") : 0, 2);  // each tool's tests again
+}
+
+}  // namespace
+}  // namespace labgrade

@@ -54,6 +54,7 @@ DeviceCheck check_device_without_submission(const HarnessInvocation& invocation)
   if (invocation.launcher.empty()) spec.extra_env.emplace_back(cudalabs::kConfineVariable, "1");
   spec.timeout_seconds = kCheckTimeoutSeconds;
   spec.limits = invocation.limits;
+  spec.end_strays = true;  // the student's library is loaded here too
   const ProcessResult process = run_process(spec);
   std::string rest;
   if (last_line_after(process.output, kUsable, rest) && process.succeeded()) {

@@ -44,6 +44,7 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.max_output_bytes = invocation.max_output_bytes;
   spec.limits = invocation.limits;
+  spec.end_strays = true;  // student code: nothing it starts outlives the run (not confined under a tool)
   return spec;
 }
 

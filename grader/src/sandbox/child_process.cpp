@@ -1,4 +1,5 @@
 #include "sandbox/child_process.hpp"
+#include "sandbox/stray_processes.hpp"
 
 #include <cerrno>
 #include <chrono>
@@ -130,13 +131,16 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
     return result;
   }
   const auto start = Clock::now();
+  if (spec.end_strays) become_subreaper();  // what the run leaves outside its group becomes ours
+  LiveRuns::begin_fork();
   const pid_t pid = ::fork();
+  if (pid == 0) exec_child(spec, output, results, secret);
+  if (pid > 0) ::setpgid(pid, pid);  // also here, so the group exists before we might need to kill it
+  LiveRuns::end_fork(pid);
   if (pid < 0) {
     result.output = fmt::format("labgrade: fork failed: {}", std::strerror(errno));
     return result;
   }
-  if (pid == 0) exec_child(spec, output, results, secret);
-  ::setpgid(pid, pid);  // also here, so the group exists before we might need to kill it
   result.started = true;
   output.close_write();
   results.close_write();
@@ -189,8 +193,11 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
       reaped = true;
     }
   }
-  // Whatever the child left behind (a forked helper, a sleeping grandchild) goes with it.
+  // Whatever the child left behind (a forked helper, a sleeping grandchild) goes with it; for a
+  // run of student code, what left the group (a daemon in a session of its own) too.
   ::kill(-pid, SIGKILL);
+  LiveRuns::finished(pid);
+  if (spec.end_strays) kill_stray_processes();
   // Drain what is already buffered, without waiting on descendants that may hold the pipes.
   for (Pipe* pipe : {&output, &results}) {
     if (pipe->read_end < 0) continue;

@@ -29,6 +29,10 @@ struct ProcessSpec {
   int secret_fd = -1;
   std::string secret_fd_env;  // environment variable that tells the child the descriptor number
   ResourceLimits limits;      // core dumps are off unless limits.core_dumps
+  // A run of student code (a test harness): labgrade becomes the subreaper of what it starts, and
+  // whatever the run leaves outside its process group (a daemon) is ended with it
+  // (sandbox/stray_processes.hpp). Not for trusted tools, some of which start daemons on purpose.
+  bool end_strays = false;
 };
 
 struct ProcessResult {

@@ -1,6 +1,9 @@
 #include "sandbox/child_process.hpp"
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <string>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -41,6 +44,42 @@ TEST(ChildProcess, DoesNotWaitForAGrandchildHoldingItsOutput) {
   EXPECT_TRUE(result.succeeded()) << result.describe_end(5);
   EXPECT_EQ(result.output, "parent leaving\n");
   EXPECT_LT(result.wall_seconds, 4);
+}
+
+// The pid of the daemon child `mode` left behind (test_child.cpp "daemon"), or 0.
+int run_leaving_a_daemon(bool end_strays) {
+  const std::string file = ::testing::TempDir() + "labgrade-daemon-pid-" + std::to_string(::getpid());
+  ProcessSpec spec = child({"daemon", file});
+  spec.end_strays = end_strays;
+  const ProcessResult result = run_process(spec);
+  EXPECT_TRUE(result.exited && result.exit_code == 0) << result.output;
+  int daemon = 0;
+  if (FILE* in = std::fopen(file.c_str(), "r")) {
+    if (std::fscanf(in, "%d", &daemon) != 1) daemon = 0;
+    std::fclose(in);
+  }
+  std::remove(file.c_str());
+  return daemon;
+}
+
+bool running(int pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+// A daemon (setsid, then a fork) leaves the run's process group, which kill(-pgid) ends; after a
+// run of student code labgrade, the subreaper of what it started, ends it anyway.
+TEST(ChildProcess, EndsADaemonAStudentRunLeftBehind) {
+  const int daemon = run_leaving_a_daemon(true);
+  ASSERT_GT(daemon, 0);
+  const bool outlived = running(daemon);
+  if (outlived) ::kill(daemon, SIGKILL);  // not left running by a failed test
+  EXPECT_FALSE(outlived) << "pid " << daemon << " outlived its run";
+}
+
+// A trusted tool may start a daemon on purpose (a test's stand-in for Slurm runs its jobs so).
+TEST(ChildProcess, LeavesATrustedToolsDaemonAlone) {
+  const int daemon = run_leaving_a_daemon(false);
+  ASSERT_GT(daemon, 0);
+  EXPECT_TRUE(running(daemon));
+  ::kill(daemon, SIGKILL);
 }
 
 TEST(ChildProcess, CapsTheOutputItKeeps) {

@@ -336,6 +336,27 @@ int main(int argc, char** argv) {
                 soft(RLIMIT_AS).c_str(), soft(RLIMIT_DATA).c_str());
     return 0;
   }
+  if (mode == "daemon" && argc == 3) {  // a grandchild in a session of its own, sleeping; its pid to FILE
+    int ready[2];
+    if (::pipe(ready) != 0) return 3;
+    const pid_t middle = ::fork();
+    if (middle == 0) {
+      ::setsid();
+      if (::fork() == 0) {
+        const pid_t self = ::getpid();
+        if (::write(ready[1], &self, sizeof self) != sizeof self) std::_Exit(1);
+        for (;;) ::pause();
+      }
+      std::_Exit(0);
+    }
+    pid_t daemon = 0;
+    if (::read(ready[0], &daemon, sizeof daemon) != sizeof daemon) return 4;
+    FILE* file = std::fopen(argv[2], "w");
+    if (file == nullptr) return 5;
+    std::fprintf(file, "%d\n", static_cast<int>(daemon));
+    std::fclose(file);
+    return 0;
+  }
   if (mode == "read-secret") {
     std::printf("[%s]", result_token().c_str());
     return 0;

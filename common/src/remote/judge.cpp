@@ -102,13 +102,22 @@ const DriverCalls& driver() {
 
 bool confine_runners() noexcept { return confine_requested; }
 
+namespace {
+
+// "Suite.Name" of the running test, or "outside-any-test".
+std::string current_test_name() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test";
+}
+
+}  // namespace
+
 // The running test's tool_log_name, "~N" added for the Nth name handed out in it (a runner started
 // after a crash, or a spanning runner's log kept for the test), skipping names `taken` says exist.
 std::string current_test_log_name(const std::function<bool(const std::string&)>& taken) {
   static std::string last_test;
   static int names_in_test = 0;
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test";
+  const std::string test = current_test_name();
   if (test != last_test) names_in_test = 0;
   last_test = test;
   const std::string name = tool_log_name(test);
@@ -184,9 +193,7 @@ void Runner::stop() noexcept {
 // calls made it grow. Every earlier test it served left nothing in it, so all it holds is this
 // test's, as if the runner had started for this test alone.
 void Runner::keep_tool_log_for_current_test() noexcept {
-  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string test =
-      tool_log_name(info ? std::string(info->test_suite_name()) + "." + info->name() : "outside-any-test");
+  const std::string test = tool_log_name(current_test_name());
   if (tool_log_name_ == test || tool_log_name_.rfind(test + "~", 0) == 0) return;  // started in this test
   const std::string name =
       current_test_log_name([&](const std::string& candidate) { return file_size(tool_log_path(candidate)) >= 0; });

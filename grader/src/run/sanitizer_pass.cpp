@@ -201,6 +201,7 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
         const SanitizerFinding part = parse_sanitizer_output(tool, text);
         completed = completed && part.completed;
         whole.errors += part.errors;
+        return part.errors;
       };
       if (in_runners) {
         std::set<fs::path> of_tests;  // the logs the judge named after a test of this shard
@@ -208,12 +209,11 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
           for (const fs::path& file : tool_logs_of_test(shard.logs, test, ".log")) of_tests.insert(file);
         }
         for (const auto& entry : fs::directory_iterator(shard.logs)) {
-          const std::string text = read_whole_file(entry.path());
-          absorb(text);
+          const int errors = absorb(read_whole_file(entry.path()));
           // A report outside every test's log (e.g. the student's code at load time, in a runner
           // started before the first test) belongs to no one test: run the tests again, a
           // runner each, so each test's log holds it, as before the runner spanned them.
-          if (of_tests.count(entry.path()) == 0 && parse_sanitizer_output(tool, text).errors > 0) completed = false;
+          if (of_tests.count(entry.path()) == 0 && errors > 0) completed = false;
         }
       } else {
         absorb(suite.output);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,17 +29,18 @@ std::multiset<pid_t>& live_groups() {
   return groups;
 }
 
-struct Child {
+struct Process {
   pid_t pid;
+  pid_t parent;
   pid_t group;
 };
 
-// This process's children, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ..."; comm may hold
-// spaces and parentheses, so the fields are read after its last ')').
-std::vector<Child> children_of(pid_t parent) {
-  std::vector<Child> children;
+// Every process, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ..."; comm may hold spaces
+// and parentheses, so the fields are read after its last ')').
+std::vector<Process> all_processes() {
+  std::vector<Process> processes;
   DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return children;
+  if (proc == nullptr) return processes;
   while (const dirent* entry = ::readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
@@ -53,12 +55,12 @@ std::vector<Child> children_of(pid_t parent) {
     text[got] = '\0';
     const char* after_comm = std::strrchr(text, ')');
     char state = 0;
-    long ppid = 0, group = 0;
-    if (after_comm == nullptr || std::sscanf(after_comm + 1, " %c %ld %ld", &state, &ppid, &group) != 3) continue;
-    if (ppid == parent) children.push_back({static_cast<pid_t>(pid), static_cast<pid_t>(group)});
+    long parent = 0, group = 0;
+    if (after_comm == nullptr || std::sscanf(after_comm + 1, " %c %ld %ld", &state, &parent, &group) != 3) continue;
+    processes.push_back({static_cast<pid_t>(pid), static_cast<pid_t>(parent), static_cast<pid_t>(group)});
   }
   ::closedir(proc);
-  return children;
+  return processes;
 }
 
 }  // namespace
@@ -86,19 +88,35 @@ std::size_t kill_stray_processes() noexcept {
   const pid_t self = ::getpid();
   const pid_t own_group = ::getpgrp();
   std::size_t killed = 0;
-  // A killed stray's own children become ours in turn: scan again until none is left.
-  for (int pass = 0; pass < 64; ++pass) {
+  // Each pass kills every stray child with all its descendants at once (a chain of daemons would
+  // otherwise take a pass per level: each becomes ours only when the one above it dies), then
+  // reaps the strays; what one forked meanwhile has become ours by then, for the next pass.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < give_up) {
     std::vector<pid_t> strays;
+    std::set<pid_t> doomed;
     try {
-      for (const Child& child : children_of(self)) {
-        if (child.group != own_group && live_groups().count(child.group) == 0) strays.push_back(child.pid);
+      const std::vector<Process> processes = all_processes();
+      for (const Process& process : processes) {
+        if (process.parent == self && process.group != own_group && live_groups().count(process.group) == 0) {
+          strays.push_back(process.pid);
+          doomed.insert(process.pid);
+        }
+      }
+      for (bool grew = true; grew;) {  // their descendants, by parent links
+        grew = false;
+        for (const Process& process : processes) {
+          if (doomed.count(process.parent) != 0 && doomed.insert(process.pid).second) grew = true;
+        }
       }
     } catch (...) {
       return killed;
     }
     if (strays.empty()) break;
-    for (const pid_t pid : strays) {
+    for (const pid_t pid : doomed) {
       if (::kill(pid, SIGKILL) == 0) ++killed;
+    }
+    for (const pid_t pid : strays) {
       int status = 0;
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }

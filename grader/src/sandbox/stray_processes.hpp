@@ -3,7 +3,8 @@
 // kill(-pgid), which misses a descendant that made a session of its own (setsid, then a fork: a
 // daemon). labgrade is therefore its descendants' subreaper (PR_SET_CHILD_SUBREAPER): every orphan
 // of a run becomes its child rather than init's, and after each run a child of labgrade that
-// belongs to no live run's process group (nor to labgrade's own) is killed and reaped. What the
+// belongs to no live run's process group (nor to labgrade's own) is killed with all its
+// descendants, and reaped. What the
 // kernel's confinement allows a run (the sanitizer pass's processes are not confined) can then
 // still outlive that run by milliseconds, not into the next one.
 #include <sys/types.h>
@@ -24,8 +25,8 @@ class LiveRuns {
   static void finished(pid_t group) noexcept;
 };
 
-// Kills and reaps every child of this process outside labgrade's process group and every live
-// run's; returns how many it killed.
+// Kills every child of this process outside labgrade's process group and every live run's, with
+// its descendants, and reaps it; until none is left (at most 10 s). Returns how many it killed.
 std::size_t kill_stray_processes() noexcept;
 
 }  // namespace labgrade

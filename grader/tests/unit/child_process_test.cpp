@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -46,40 +47,51 @@ TEST(ChildProcess, DoesNotWaitForAGrandchildHoldingItsOutput) {
   EXPECT_LT(result.wall_seconds, 4);
 }
 
-// The pid of the daemon child `mode` left behind (test_child.cpp "daemon"), or 0.
-int run_leaving_a_daemon(bool end_strays) {
-  const std::string file = ::testing::TempDir() + "labgrade-daemon-pid-" + std::to_string(::getpid());
-  ProcessSpec spec = child({"daemon", file});
+// The pids of the chain of `depth` daemons a run left behind (test_child.cpp "daemon").
+std::vector<int> run_leaving_daemons(int depth, bool end_strays) {
+  const std::string file = ::testing::TempDir() + "labgrade-daemon-pids-" + std::to_string(::getpid());
+  ProcessSpec spec = child({"daemon", std::to_string(depth), file});
   spec.end_strays = end_strays;
   const ProcessResult result = run_process(spec);
   EXPECT_TRUE(result.exited && result.exit_code == 0) << result.output;
-  int daemon = 0;
+  std::vector<int> pids;
   if (FILE* in = std::fopen(file.c_str(), "r")) {
-    if (std::fscanf(in, "%d", &daemon) != 1) daemon = 0;
+    for (int pid = 0; std::fscanf(in, "%d", &pid) == 1;) pids.push_back(pid);
     std::fclose(in);
   }
   std::remove(file.c_str());
-  return daemon;
+  EXPECT_EQ(pids.size(), static_cast<std::size_t>(depth));
+  return pids;
 }
 
 bool running(int pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
 
+// Those of `pids` still running, each then killed (a failed test leaves nothing behind).
+std::vector<int> outlived(const std::vector<int>& pids) {
+  std::vector<int> alive;
+  for (const int pid : pids) {
+    if (pid > 0 && running(pid)) alive.push_back(pid);
+  }
+  for (const int pid : alive) ::kill(pid, SIGKILL);
+  return alive;
+}
+
 // A daemon (setsid, then a fork) leaves the run's process group, which kill(-pgid) ends; after a
 // run of student code labgrade, the subreaper of what it started, ends it anyway.
 TEST(ChildProcess, EndsADaemonAStudentRunLeftBehind) {
-  const int daemon = run_leaving_a_daemon(true);
-  ASSERT_GT(daemon, 0);
-  const bool outlived = running(daemon);
-  if (outlived) ::kill(daemon, SIGKILL);  // not left running by a failed test
-  EXPECT_FALSE(outlived) << "pid " << daemon << " outlived its run";
+  EXPECT_EQ(outlived(run_leaving_daemons(1, true)), std::vector<int>{});
+}
+
+// Each level of a chain becomes labgrade's child only when the one above it dies: deeper than any
+// fixed number of scans, it is ended all the same.
+TEST(ChildProcess, EndsAChainOfDaemonsOfAnyDepth) {
+  EXPECT_EQ(outlived(run_leaving_daemons(100, true)), std::vector<int>{});
 }
 
 // A trusted tool may start a daemon on purpose (a test's stand-in for Slurm runs its jobs so).
 TEST(ChildProcess, LeavesATrustedToolsDaemonAlone) {
-  const int daemon = run_leaving_a_daemon(false);
-  ASSERT_GT(daemon, 0);
-  EXPECT_TRUE(running(daemon));
-  ::kill(daemon, SIGKILL);
+  const std::vector<int> pids = run_leaving_daemons(1, false);
+  EXPECT_EQ(outlived(pids), pids);
 }
 
 TEST(ChildProcess, CapsTheOutputItKeeps) {

@@ -336,24 +336,28 @@ int main(int argc, char** argv) {
                 soft(RLIMIT_AS).c_str(), soft(RLIMIT_DATA).c_str());
     return 0;
   }
-  if (mode == "daemon" && argc == 3) {  // a grandchild in a session of its own, sleeping; its pid to FILE
+  if (mode == "daemon" && argc == 4) {
+    // DEPTH daemons in a chain, each a child of the one before and in a session of its own,
+    // sleeping; their pids to FILE, a line each.
+    const int depth = std::atoi(argv[2]);
     int ready[2];
-    if (::pipe(ready) != 0) return 3;
-    const pid_t middle = ::fork();
-    if (middle == 0) {
-      ::setsid();
-      if (::fork() == 0) {
+    if (depth < 1 || ::pipe(ready) != 0) return 3;
+    if (::fork() == 0) {
+      for (int level = 0; level < depth; ++level) {
+        if (::fork() != 0) break;  // the one before sleeps below
+        ::setsid();
         const pid_t self = ::getpid();
         if (::write(ready[1], &self, sizeof self) != sizeof self) std::_Exit(1);
-        for (;;) ::pause();
       }
-      std::_Exit(0);
+      for (;;) ::pause();
     }
-    pid_t daemon = 0;
-    if (::read(ready[0], &daemon, sizeof daemon) != sizeof daemon) return 4;
-    FILE* file = std::fopen(argv[2], "w");
+    FILE* file = std::fopen(argv[3], "w");
     if (file == nullptr) return 5;
-    std::fprintf(file, "%d\n", static_cast<int>(daemon));
+    for (int level = 0; level < depth; ++level) {
+      pid_t daemon = 0;
+      if (::read(ready[0], &daemon, sizeof daemon) != sizeof daemon) return 4;
+      std::fprintf(file, "%d\n", static_cast<int>(daemon));
+    }
     std::fclose(file);
     return 0;
   }

@@ -37,5 +37,19 @@ TEST(CpuWait, SmallOrUnknownWaitsDisturbNothing) {
   EXPECT_FALSE(proves_outside_load({-1, 9000}));
 }
 
+// Within a long window, a wait too short to move its figure past the timing's noise is no proof;
+// the same wait in a short window (the reference's, a device-idle check) still is.
+TEST(CpuWait, AWaitCountsAgainstTheLengthOfItsWindow) {
+  EXPECT_FALSE(proves_outside_load({71, 0, 22000})) << "71 us of a 22 ms window is 0.3%";
+  EXPECT_TRUE(proves_outside_load({71, 0, 500})) << "71 us of a 0.5 ms window is 14%";
+  EXPECT_TRUE(proves_outside_load({71, 0, 0})) << "a check without a window keeps the absolute bound";
+  EXPECT_TRUE(proves_outside_load({200, 0, 22000})) << "0.9% of the window";
+  RoundCpuWait round;
+  round.add({71, 0, 22000});
+  EXPECT_FALSE(round.disturbed());
+  round.add({71, 0, 500});
+  EXPECT_TRUE(round.disturbed());
+}
+
 }  // namespace
 }  // namespace cudalabs::timing

@@ -329,6 +329,7 @@ class Sampler {
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
     last_cpu_wait_ = judge_ ? cpu_wait_since(waited_before) : WindowCpuWait{};
+    last_cpu_wait_.window_us = ms * 1e3;
     round_wait_.add(last_cpu_wait_);
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;

@@ -10,6 +10,9 @@
 # measurement's interval).
 #
 # With --sanitize, both sides grade with the sanitizer pass (labgrade batch/grade --sanitize).
+# Every 2 s of the batch, the machine's CPU busy share (/proc/stat) and the GPU's utilization
+# (nvidia-smi, when present) go to OUT/load.txt, stamped like batch.log: whether the batch is bound
+# by the CPUs, the GPU or neither (a wait).
 #
 #   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
@@ -56,7 +59,25 @@ echo "class of $count submissions in $out_dir/class"
 
 now() { date +%s%N; }
 seconds_since() { awk -v start="$1" -v end="$(now)" 'BEGIN { printf "%.1f", (end - start) / 1e9 }'; }
+# Seconds since the start, the CPUs' busy share and the GPU's utilization over the last 2 s.
+sample_load() {
+  local prev cur idle total i gpu
+  read -r -a prev < /proc/stat
+  while sleep 2; do
+    read -r -a cur < /proc/stat
+    idle=$(( cur[4] + cur[5] - prev[4] - prev[5] )); total=0
+    for i in 1 2 3 4 5 6 7 8; do total=$(( total + cur[i] - prev[i] )); done
+    gpu=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null | head -1)
+    printf '%7.1f cpu %3d%% gpu %s%%\n' "$(awk -v start="$1" -v end="$(now)" 'BEGIN { print (end - start) / 1e9 }')" \
+      $(( 100 * (total - idle) / (total > 0 ? total : 1) )) "${gpu:--}"
+    prev=("${cur[@]}")
+  done
+}
+
 start=$(now)
+sample_load "$start" >"$out_dir/load.txt" &
+sampler=$!
+trap 'kill $sampler 2>/dev/null || true' EXIT
 # Each log line stamped with the seconds since the start, to show when the GPU-alone parts began.
 { "$labgrade" batch 01_vector_add "$out_dir/class" --out "$out_dir/batch" "${jobs[@]}" "${sanitize[@]}" 2>&1 ||
     echo "labgrade batch exited with code $?"; } |
@@ -65,7 +86,8 @@ start=$(now)
   done >"$out_dir/batch.log"
 grep -F "labgrade batch exited" "$out_dir/batch.log" || true
 batch_seconds=$(seconds_since "$start")
-echo "batch: ${batch_seconds} s  (log: $out_dir/batch.log, gradebook: $out_dir/batch/gradebook.csv)"
+kill $sampler 2>/dev/null || true
+echo "batch: ${batch_seconds} s  (log: $out_dir/batch.log, load: $out_dir/load.txt, gradebook: $out_dir/batch/gradebook.csv)"
 
 if [ "$sequential" = 1 ]; then
   start=$(now)

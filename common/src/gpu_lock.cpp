@@ -90,17 +90,22 @@ GpuLock::~GpuLock() {
   if (fd_ >= 0) ::close(fd_);  // the last descriptor of the lock: the kernel releases it
 }
 
-GpuLock GpuLock::acquire(int device, const std::string& holder, GpuAccess access) {
-  GpuLock lock;
-  if (std::getenv(kGpuLockHeldVariable) != nullptr) return lock;  // our parent holds it for us
+bool GpuLock::query_device(int device, cudaDeviceProp& properties) noexcept {
   int count = 0;
-  cudaDeviceProp properties{};
   // Neither call creates a context: a waiter takes no GPU memory from the holder.
   if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count ||
       cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
     static_cast<void>(cudaGetLastError());
-    return lock;  // no usable device: nothing to share
+    return false;
   }
+  return true;
+}
+
+GpuLock GpuLock::acquire(int device, const std::string& holder, GpuAccess access) {
+  GpuLock lock;
+  if (std::getenv(kGpuLockHeldVariable) != nullptr) return lock;  // our parent holds it for us
+  cudaDeviceProp properties{};
+  if (!query_device(device, properties)) return lock;  // no usable device: nothing to share
   const std::string uuid = format_uuid(properties.uuid);
   return lock_file(lock_directory() + "/cudalabs-gpu-" + uuid + ".lock",
                    std::string(properties.name) + " (" + uuid + ")", uuid, holder, access);

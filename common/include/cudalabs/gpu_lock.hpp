@@ -24,6 +24,8 @@
 // lock early nor keep it after labgrade ends. A harness whose environment was tampered with
 // (the variable removed) could only block itself, and it could not open the lock file anyway: its
 // sandbox forbids writing outside its working directory.
+#include <cuda_runtime.h>
+
 #include <string>
 
 namespace cudalabs {
@@ -51,6 +53,11 @@ class GpuLock {
   // parent holds it, or when no lock file can be opened (a warning on stderr names the file).
   // Shared: waits while an exclusive holder runs or waits (writers first: see lock_file).
   static GpuLock acquire(int device, const std::string& holder, GpuAccess access = GpuAccess::Exclusive);
+
+  // The queries acquire() makes to name device `device` (neither creates a context): false, with
+  // CUDA's last error cleared, when no such device is usable. Made early (labgrade: beside the
+  // build), they also start the CUDA runtime and driver, so acquire() later costs no start.
+  static bool query_device(int device, cudaDeviceProp& properties) noexcept;
 
   // The locking itself, on the lock file `path` of the GPU named `gpu` ("NVIDIA H100 (GPU-...)"):
   // what acquire() does once it knows the device. Public for tests.

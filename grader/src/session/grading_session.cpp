@@ -157,17 +157,13 @@ SessionState open_session(const CoursePaths& paths, const RunRequest& request, b
   return session;
 }
 
-// Queries the device count and the first device's properties (no context, so no GPU memory) on a
-// thread of its own, so that the driver's initialisation (0.2 s of a lab 01 grade's 4.5 s on the
+// The GPU lock's device queries (no context, so no GPU memory) on a thread of their own, so that
+// the driver's initialisation (0.2 s of a lab 01 grade's 4.5 s on the
 // H100, all of it reported as waiting for the GPU) overlaps staging and the build.
 std::shared_future<void> start_cuda_runtime() {
   return std::async(std::launch::async, [] {
-           int count = 0;
            cudaDeviceProp properties{};
-           if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
-               cudaGetDeviceProperties(&properties, 0) != cudaSuccess) {
-             static_cast<void>(cudaGetLastError());
-           }
+           static_cast<void>(cudalabs::GpuLock::query_device(0, properties));
          }).share();
 }
 

@@ -8,6 +8,8 @@
 #   log-file    each instance with --log-file of its own (as labgrade runs it)
 #   tmpdir      each instance with a TMPDIR of its own
 #   workers     racecheck with --racecheck-num-workers 1
+#   port        each instance with a port range of its own, when the tool's --help has a --port
+#               option (the tool reaches its target through a port: starts at once may collide)
 # Every group of starts is bounded by --timeout seconds (default 60): one that does not end in time
 # is reported as such and its processes are killed, so a hang costs one timeout.
 # Also prints the tool's options that say how it reaches its target (port, mode, timeouts).
@@ -25,7 +27,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$2; shift 2 ;;
     --sanitizer) sanitizer=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "sanitizer_starts.sh: unknown option $1" >&2; exit 2 ;;
     *) counts+=("$1"); shift ;;
   esac
@@ -46,7 +48,9 @@ trap 'rm -rf "$work"' EXIT
 
 echo "compute-sanitizer: $sanitizer"
 "$sanitizer" --version 2>&1 | tail -1
-"$sanitizer" --help 2>&1 | grep -iE -A1 -- "--(port|max-connections|mode|launch-timeout|racecheck-num-workers)" || true
+help=$("$sanitizer" --help 2>&1)
+grep -iE -A1 -- "--(port|base-port|max-connections|mode|launch-timeout|racecheck-num-workers)" <<<"$help" || true
+port_option=$(grep -oE -- "--(base-)?port\b" <<<"$help" | head -1)
 
 now() { date +%s%N; }
 # One start of variant $1 with tool $2, instance $3 (its own folder under $work).
@@ -58,6 +62,7 @@ start_one() {
     log-file) "$sanitizer" --tool "$tool" --log-file "$dir/tool.log" "$probe" ;;
     tmpdir) TMPDIR=$dir "$sanitizer" --tool "$tool" "$probe" ;;
     workers) "$sanitizer" --tool "$tool" --racecheck-num-workers 1 "$probe" ;;
+    port) "$sanitizer" --tool "$tool" "$port_option" $((49152 + 64 * instance)) "$probe" ;;
   esac >"$dir/out.txt" 2>&1
 }
 # N starts at once; prints the wall time, or that they did not end within the limit.
@@ -65,7 +70,7 @@ group() {
   local variant=$1 tool=$2 n=$3 i begin pids=() failed=0
   begin=$(now)
   for ((i = 0; i < n; i++)); do
-    setsid bash -c "$(declare -f start_one); sanitizer='$sanitizer' probe='$probe' work='$work' start_one $variant $tool $i" &
+    setsid bash -c "$(declare -f start_one); sanitizer='$sanitizer' probe='$probe' work='$work' port_option='$port_option' start_one $variant $tool $i" &
     pids+=($!)
   done
   local deadline=$(( $(date +%s) + limit ))
@@ -95,8 +100,9 @@ group() {
 
 "$probe" || { echo "sanitizer_starts.sh: the probe fails without the tool" >&2; exit 1; }
 for tool in memcheck racecheck; do
-  for variant in default log-file tmpdir workers; do
+  for variant in default log-file tmpdir workers port; do
     [ "$variant" = workers ] && [ "$tool" != racecheck ] && continue
+    [ "$variant" = port ] && [ -z "$port_option" ] && continue
     for n in "${counts[@]}"; do group "$variant" "$tool" "$n"; done
   done
 done

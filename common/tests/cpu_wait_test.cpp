@@ -37,8 +37,9 @@ TEST(CpuWait, SmallOrUnknownWaitsDisturbNothing) {
   EXPECT_FALSE(proves_outside_load({-1, 9000}));
 }
 
-// Within a long window, a wait too short to move its figure past the timing's noise is no proof;
-// the same wait in a short window (the reference's, a device-idle check) still is.
+// Within a long window of the student's, a wait too short to move its figure past the timing's
+// noise is no proof; the same wait elsewhere (the reference's windows, the device-idle checks,
+// which carry no window length) still is.
 TEST(CpuWait, AWaitCountsAgainstTheLengthOfItsWindow) {
   EXPECT_FALSE(proves_outside_load({71, 0, 22000})) << "71 us of a 22 ms window is 0.3%";
   EXPECT_TRUE(proves_outside_load({71, 0, 500})) << "71 us of a 0.5 ms window is 14%";

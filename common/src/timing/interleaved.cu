@@ -294,8 +294,9 @@ class Sampler {
   // them either keeps the GPU busy when the probe runs or lands inside the window. The flush stays
   // after the check (~2 L2 sizes read, tens of microseconds) so that every window still starts
   // from an L2 holding none of the memory the check read: the honest figures stay as they were.
+  // `students`: the window times the student's calls (cpu_wait.hpp: only its length earns a share).
   double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
-                   OutputSeal* seal = nullptr, double* busy_before = nullptr) {
+                   OutputSeal* seal = nullptr, double* busy_before = nullptr, bool students = false) {
     prewindow_.begin_sample();
     for (int r = 0; r < calls_; ++r) {
       use(r);
@@ -329,7 +330,7 @@ class Sampler {
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
     last_cpu_wait_ = judge_ ? cpu_wait_since(waited_before) : WindowCpuWait{};
-    last_cpu_wait_.window_us = ms * 1e3;
+    if (students) last_cpu_wait_.window_us = ms * 1e3;
     round_wait_.add(last_cpu_wait_);
     // Only a sample made through a runner carries the round trip (once per window).
     const bool remote_call = judge_ && remote::calls_made() != calls_before;
@@ -453,7 +454,7 @@ double student_sample(Sampler& sampler, const Workload& work, int round, std::ui
   };
   double busy_before = 0;
   const auto seal_inputs = [&] { sums = sealed_input_sums(work, stream); };
-  const double ms = sampler.sample_ms(call, seed, seal_inputs, &output_seal, &busy_before);
+  const double ms = sampler.sample_ms(call, seed, seal_inputs, &output_seal, &busy_before, true);
   const std::string written_early = sampler.prewindow_verdict("a timed call");
   busy.check(busy_before, "before your call started");
   if (!written_early.empty()) {

@@ -19,16 +19,19 @@ namespace cudalabs::timing {
 // neighbour on a timed thread's core costs whole scheduler slices (3.99, 8.00, 12.0 ms ...).
 constexpr double kDisturbingCpuWaitUs = 20;
 // A trusted thread's wait can lengthen the window it falls in by at most itself, so within a long
-// window (a slow submission's call) a wait under this share of it cannot move the figure past the
-// timing's noise: on the H100 under ctest -j4, neighbours' builds cost a slow fixture's 22 ms
-// windows waits of up to 71 us in 5 of 9 rounds, and every attempt of its grade became "busy".
+// window of the student's (a slow submission's call) a wait under this share of it cannot move the
+// figure past the timing's noise: on the H100 under ctest -j4, neighbours' builds cost a slow
+// fixture's 22 ms windows waits of up to 71 us in 5 of 9 rounds, and every attempt of its grade
+// became "busy". Only the student's windows get the share: there outside load can cost the
+// student up to it, never gain it (a longer reference window would raise the student's ratio, and
+// other grades' builds in a batch run on any core).
 constexpr double kDisturbingCpuWaitShare = 0.005;
 
 // Microseconds waited during one window; negative: unknown (in process, or no schedstat).
 struct WindowCpuWait {
   double trusted_us = -1;
   double student_us = -1;
-  double window_us = 0;  // the window's own length, when it is a timed window (0: a short check)
+  double window_us = 0;  // the length of a student's timed window (0: the reference's, a check)
 };
 
 // A trusted thread waited long enough to matter: other processes are taking CPUs from the grader.

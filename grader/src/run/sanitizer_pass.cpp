@@ -171,7 +171,8 @@ struct Shard {
 // was); a shard's test missing from its map did not run to its end.
 std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInvocation& normal,
                                                                 const std::filesystem::path& sanitizer,
-                                                                const std::vector<Shard>& shards, StudentCode where) {
+                                                                const std::vector<Shard>& shards, StudentCode where,
+                                                                const HoldGpu& hold_gpu) {
   namespace fs = std::filesystem;
   const bool in_runners = where == StudentCode::in_runners;
   std::vector<std::map<std::string, SanitizerFinding>> found(shards.size());
@@ -253,6 +254,7 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
         ~Release() { run_slots().release(); }
       } release;
       try {
+        const cudalabs::GpuLock gpu = hold_gpu ? hold_gpu() : cudalabs::GpuLock();
         run_shard(i);
       } catch (const std::exception& error) {  // never past a thread: the shard's tests are reported unfinished
         for (const std::string& test : shards[i].tests) {
@@ -278,7 +280,8 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests,
                                                                           StudentCode where,
-                                                                          const std::map<std::string, double>& seconds) {
+                                                                          const std::map<std::string, double>& seconds,
+                                                                          const HoldGpu& hold_gpu) {
   // Most submissions are clean, and most of a sanitizer run's time is the tool's start and its
   // instrumentation of the code it loads (1-7 s a test, against milliseconds of work). So the
   // first round runs each shard's tests under one tool start (in a grade: one student runner
@@ -304,7 +307,7 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
       first.push_back(Shard{tool, std::move(group), logs / fmt::format("shard-{}-{}", kSanitizerTools[tool], k++), true});
     }
   }
-  std::vector<std::map<std::string, SanitizerFinding>> first_found = run_shards(normal, sanitizer, first, where);
+  std::vector<std::map<std::string, SanitizerFinding>> first_found = run_shards(normal, sanitizer, first, where, hold_gpu);
   std::vector<std::size_t> to_run_again;
   for (std::size_t i = 0; i < first.size(); ++i) {
     const auto& found = first_found[i];
@@ -339,7 +342,7 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
       for (std::size_t k = 0; k < first[i].tests.size(); ++k) rerun({first[i].tests[k]}, k);  // a harness per test
     }
   }
-  std::vector<std::map<std::string, SanitizerFinding>> again_found = run_shards(normal, sanitizer, again, where);
+  std::vector<std::map<std::string, SanitizerFinding>> again_found = run_shards(normal, sanitizer, again, where, hold_gpu);
   // In the order of the tools, as the reports list them.
   std::map<std::string, std::vector<SanitizerFinding>> findings;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {

@@ -9,10 +9,12 @@
 // per test (a grade: the judge starts a student runner for every test, the tool's report in a file
 // named after it), so every finding belongs to exactly one test.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "cudalabs/gpu_lock.hpp"
 #include "model/grade_result.hpp"
 #include "run/suite_runner.hpp"
 
@@ -52,14 +54,21 @@ enum class StudentCode {
                   // the tool, each test alone (its output is that test's report)
 };
 
+// Takes the GPU for one tool run (the shared lock), held until the returned lock goes.
+using HoldGpu = std::function<cudalabs::GpuLock()>;
+
 // Findings by test, one per tool. `normal` is the invocation of the normal run: its timeout is
 // multiplied (sanitizers run 10-100x slower). `seconds`: each test's time in the normal run, by
-// which the tests are dealt into shards of about equal cost.
+// which the tests are dealt into shards of about equal cost. `hold_gpu`, when given, is called
+// for each tool run once it has its run slot, and the lock it returns is held for that run only:
+// a grade waiting to time its cases alone waits for one tool run, not a whole pass (up to 100 s
+// for lab 01's out-of-bounds fixture). Not given: the caller holds the GPU for the pass.
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests,
                                                                           StudentCode where,
-                                                                          const std::map<std::string, double>& seconds = {});
+                                                                          const std::map<std::string, double>& seconds = {},
+                                                                          const HoldGpu& hold_gpu = {});
 
 // Attaches the findings to `tests`. With `required`, a test with a sanitizer error earns 0 and
 // fails with the finding as its reason; otherwise the findings are only reported. A run that did

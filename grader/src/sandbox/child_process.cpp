@@ -70,6 +70,10 @@ constexpr int kScratchFdFloor = 64;
     std::fprintf(stderr, "labgrade: cannot enter %s: %s\n", spec.working_dir.c_str(), std::strerror(errno));
     std::_Exit(127);
   }
+  if (spec.nice > 0 && ::setpriority(PRIO_PROCESS, 0, ::getpriority(PRIO_PROCESS, 0) + spec.nice) != 0) {
+    std::fprintf(stderr, "labgrade: cannot lower the priority of %s: %s\n", spec.argv.front().c_str(), std::strerror(errno));
+    std::_Exit(127);
+  }
   if (const char* failed = apply_resource_limits(spec.limits)) {
     std::fprintf(stderr, "labgrade: cannot limit %s: %s\n", failed, std::strerror(errno));
     std::_Exit(127);

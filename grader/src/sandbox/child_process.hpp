@@ -33,6 +33,9 @@ struct ProcessSpec {
   // whatever the run leaves outside its process group (a daemon) is ended with it
   // (sandbox/stray_processes.hpp). Not for trusted tools, some of which start daemons on purpose.
   bool end_strays = false;
+  // Added to the child's nice value (0: as labgrade's). Work that may run while another grade is
+  // timed (a batch's compilations) yields the CPUs to the timed processes.
+  int nice = 0;
 };
 
 struct ProcessResult {

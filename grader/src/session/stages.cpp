@@ -333,7 +333,8 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
 
 namespace {
 
-void sanitize(SessionState& session) {
+// `hold_gpu`: see run_sanitizer_pass; empty when the caller holds the GPU already.
+void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
   // Not Performance.*: far too slow under a sanitizer; nor the tests the lab's YAML leaves out
   // (sanitizer.skip: at the timed size, their kernels run under the tool in the smaller tests).
   // Nor a test that timed out in the normal run: under the tool it would only time out again,
@@ -352,7 +353,7 @@ void sanitize(SessionState& session) {
   const SessionClock::time_point started = SessionClock::now();
   session.sanitizer_findings =
       run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
-                         session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds);
+                         session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds, hold_gpu);
   for (const std::string& test : timed_out) {
     for (const std::string& tool : kSanitizerTools) {
       SanitizerFinding finding;
@@ -365,19 +366,32 @@ void sanitize(SessionState& session) {
   session.sanitizer_seconds = seconds_since(started);
 }
 
+// The GPU shared for each tool run, not for the whole pass: a batch's grade waiting to time its
+// cases alone (its exclusive lock lets no new shared taker in) then waits for one tool run.
+HoldGpu gpu_shared_per_tool_run(SessionState& session) {
+  if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
+  std::string holder = fmt::format("labgrade {} {} (sanitizer)", session.result.mode, session.request.lab);
+  return [holder = std::move(holder)] { return cudalabs::GpuLock::acquire(0, holder, cudalabs::GpuAccess::Shared); };
+}
+
 }  // namespace
 
 std::optional<Stop> run_sanitizer_while_sharing(SessionState& session) {
   if (session.sanitizer.empty() || !session.shared_run.cuda_device) return std::nullopt;
-  take_gpu(session, cudalabs::GpuAccess::Shared);
-  sanitize(session);
-  session.gpu_lock = cudalabs::GpuLock();
+  sanitize(session, gpu_shared_per_tool_run(session));
   return std::nullopt;
 }
 
 std::optional<Stop> apply_sanitizer(SessionState& session) {
   if (session.sanitizer.empty()) return std::nullopt;
-  if (!session.sanitizer_ran) sanitize(session);  // the exclusive lock is still held
+  if (!session.sanitizer_ran) {
+    // The shared run had no usable device, so the pass runs now, sharing the GPU run by run as in
+    // a first part; the exclusive lock is let go meanwhile, since a tool run of this grade could
+    // otherwise wait for a run slot that another grade's tool run holds while it waits for the GPU.
+    session.gpu_lock = cudalabs::GpuLock();
+    sanitize(session, gpu_shared_per_tool_run(session));
+    take_gpu(session, cudalabs::GpuAccess::Exclusive);  // the profile pass, if any, runs alone
+  }
   apply_sanitizer_findings(session.result.tests, session.sanitizer_findings, session.lab.sanitizer.required);
   session.result.test_seconds += session.sanitizer_seconds;
   return std::nullopt;

@@ -1,5 +1,6 @@
 #include "sandbox/child_process.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -23,6 +24,18 @@ TEST(ChildProcess, ReportsExitCode) {
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_FALSE(result.succeeded());
   EXPECT_EQ(result.describe_end(10), "exited with code 3");
+}
+
+TEST(ChildProcess, RunsAtTheNiceValueItWasGiven) {
+  ProcessSpec spec;
+  spec.argv = {"nice"};  // prints its own nice value
+  const ProcessResult as_is = run_process(spec);
+  spec.nice = 5;
+  const ProcessResult yielding = run_process(spec);
+  ASSERT_TRUE(as_is.succeeded()) << as_is.output;
+  ASSERT_TRUE(yielding.succeeded()) << yielding.output;
+  const int base = std::stoi(as_is.output);
+  EXPECT_EQ(std::stoi(yielding.output), std::min(base + 5, 19));
 }
 
 TEST(ChildProcess, ReportsTheSignalThatKilledIt) {

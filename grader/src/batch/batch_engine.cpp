@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -223,14 +220,11 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   outcome.submissions = jobs.size() + outcome.kept;
 
   // Each grade in two parts (session/grading_session.hpp). First, in parallel: staging, the rule
-  // checks and compilation on the CPU cores, and the correctness tests and sanitizer runs of
-  // several grades at once on the GPU (the per-GPU lock held shared). Second, one grade at a time
-  // with the GPU to itself: the timed cases and the correctness tests that failed while sharing.
-  // A grade's second part starts as soon as its first part has ended, beside the other grades'
-  // first parts: its exclusive lock lets no new shared run in and waits for those under way (a
-  // correctness run, or one tool run), so neither its figures nor its verdicts depend on them.
-  // Waiting for every first part instead left the GPU idle for the second parts' sum at the end
-  // (H100, a sanitized batch of 20: 30 of its 146 s).
+  // checks and compilation on the CPU cores, and the correctness tests of several grades at once
+  // on the GPU (the per-GPU lock held shared). Then, one grade at a time with the GPU to itself:
+  // the timed cases and the correctness tests that failed while sharing. Every first part comes
+  // before any second part, so a submission that hangs in its correctness tests keeps no other
+  // grade's timed cases waiting: it only runs beside other correctness tests.
   progress.start(jobs.size(), outcome.kept);
   std::mutex outcome_mutex;
   std::exception_ptr fatal;
@@ -290,10 +284,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
     std::chrono::steady_clock::time_point started;
     GradeInProgress grade;
   };
-  // First parts that ended needing their second part, in the order they ended.
-  std::deque<Waiting> waiting;
-  std::condition_variable waiting_changed;
-  bool first_parts_over = false;
+  std::vector<Waiting> waiting;
   GpuSlots gpu_slots(kGradesTestingAtOnce);
   std::atomic<std::size_t> next{0};
   const auto first_parts = [&] {
@@ -320,11 +311,8 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
           }
         }();
         if (grade.needs_gpu_alone()) {
-          {
-            std::lock_guard lock(outcome_mutex);
-            waiting.push_back({index, started, std::move(grade)});
-          }
-          waiting_changed.notify_one();
+          std::lock_guard lock(outcome_mutex);
+          waiting.push_back({index, started, std::move(grade)});
         } else {
           const GradeResult report = finish_grade(std::move(grade));  // ended already: nothing runs
           record(job, &report, "", 0);
@@ -335,36 +323,20 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   const unsigned threads =
       std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency()),
                                       static_cast<unsigned>(std::max<std::size_t>(jobs.size(), 1))));
-  // The second parts, one at a time, each as its first part ends. After a stop, the grades still
-  // waiting are dropped (their work folders go with them) and graded again by the next batch.
-  const auto second_parts = [&] {
-    for (;;) {
-      std::optional<Waiting> grade;
-      {
-        std::unique_lock lock(outcome_mutex);
-        waiting_changed.wait(lock, [&] { return !waiting.empty() || first_parts_over; });
-        if (waiting.empty()) return;
-        grade.emplace(std::move(waiting.front()));
-        waiting.pop_front();
-      }
-      if (stop || abort) continue;
-      const PendingSubmission& job = jobs[grade->index];
-      guarded(job, grade->started, [&] {
-        const GradeResult report = finish_grade(std::move(grade->grade));
-        record(job, &report, "", 0);
-      });
-    }
-  };
-  std::thread alone(second_parts);
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < threads; ++i) pool.emplace_back(first_parts);
   for (std::thread& thread : pool) thread.join();
-  {
-    std::lock_guard lock(outcome_mutex);
-    first_parts_over = true;
+
+  // The second parts, in the order the submissions were listed.
+  std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) { return a.index < b.index; });
+  for (Waiting& grade : waiting) {
+    if (stop || abort) break;
+    const PendingSubmission& job = jobs[grade.index];
+    guarded(job, grade.started, [&] {
+      const GradeResult report = finish_grade(std::move(grade.grade));
+      record(job, &report, "", 0);
+    });
   }
-  waiting_changed.notify_one();
-  alone.join();
   progress.end();
   if (fatal) std::rethrow_exception(fatal);
   outcome.interrupted = outcome.kept + outcome.graded < outcome.submissions;

@@ -9,8 +9,9 @@ namespace labgrade {
 namespace fs = std::filesystem;
 
 namespace {
-// The compiler yields the CPUs: in a batch, other grades are timed while it runs, and the timing
-// engine counts every microsecond a timed process waits for a CPU against the measurement.
+// The compiler yields the CPUs: another labgrade on the machine (ctest -j4, a second batch) may be
+// timing its cases while it runs, and the timing engine counts every microsecond a timed process
+// waits for a CPU against the measurement.
 constexpr int kCompilerNice = 10;
 }  // namespace
 

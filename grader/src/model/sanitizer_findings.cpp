@@ -71,12 +71,8 @@ fs::path find_compute_sanitizer(const std::string& nvcc) {
 }
 
 std::vector<std::string> sanitizer_launcher(const fs::path& sanitizer, const std::string& tool) {
-  // No host backtraces: the findings leave them out (is_noise), and the tool unwinds the host
-  // stack for every error it counts, printed or not, which made a kernel whose every thread
-  // writes out of bounds (lab 01's out_of_bounds fixture: 126,000 errors in one test) cost memcheck
-  // 17 s alone and 52 s in a batch.
   return {sanitizer.string(), "--tool", tool, "--error-exitcode", std::to_string(kSanitizerErrorExitCode),
-          "--print-limit", "20", "--show-backtrace", "device"};
+          "--print-limit", "20"};
 }
 
 }  // namespace labgrade

@@ -210,30 +210,38 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
           for (const fs::path& file : tool_logs_of_test(shard.logs, test, ".log")) of_tests.insert(file);
         }
         for (const auto& entry : fs::directory_iterator(shard.logs)) {
-          const int errors = absorb(read_whole_file(entry.path()));
           // A report outside every test's log (e.g. the student's code at load time, in a runner
           // started before the first test) belongs to no one test: run the tests again, a
           // runner each, so each test's log holds it, as before the runner spanned them.
-          if (of_tests.count(entry.path()) == 0 && errors > 0) completed = false;
+          if (of_tests.count(entry.path()) == 0 && absorb(read_whole_file(entry.path())) > 0) return;
         }
-      } else {
-        absorb(suite.output);
+        // Each test that ran to its end with every log of its own complete has its own findings,
+        // whatever happened to the others (a runner the tool's context teardown broke, a test
+        // that timed out): the caller runs again only the tests missing here. The judge kept
+        // each log the tool wrote anything in under the test that made it grow (judge.cpp,
+        // keep_tool_log_for_current_test): a test without one of its own left no report in the
+        // runner that served it. (H100: lab 01's out-of-bounds fixture ran its 30 s memcheck
+        // storm twice, once in each round, when one broken test sent the whole shard again.)
+        for (const std::string& test : shard.tests) {
+          const auto outcome = std::find_if(suite.outcomes.begin(), suite.outcomes.end(),
+                                            [&](const TestOutcome& o) { return o.name == test; });
+          if (outcome == suite.outcomes.end() || !ran_to_its_end(*outcome)) continue;
+          SanitizerFinding each = tool_logs_of_test(shard.logs, test, ".log").empty()
+                                      ? clean_finding(tool)
+                                      : finding_of_test(tool, shard.logs, test, &*outcome);
+          if (!each.completed) continue;
+          each.seconds = outcome->seconds;
+          found[index][test] = std::move(each);
+        }
+        return;
       }
+      absorb(suite.output);
       whole.completed = completed;
       whole.clean = completed && whole.errors == 0;
-      if (!completed) return;  // no finding: the caller runs these tests again, a tool start each
+      if (!completed) return;  // no finding: the caller runs these tests again, a harness each
       for (std::size_t i = 0; i < shard.tests.size(); ++i) {
-        const TestOutcome& outcome = suite.outcomes[i];
         SanitizerFinding each = whole;
-        if (in_runners) {
-          // The judge kept each log the tool wrote anything in under the test that made it grow
-          // (judge.cpp, keep_tool_log_for_current_test): a test without one of its own left no
-          // report in the runner that served it.
-          each = tool_logs_of_test(shard.logs, shard.tests[i], ".log").empty()
-                     ? clean_finding(tool)
-                     : finding_of_test(tool, shard.logs, shard.tests[i], &outcome);
-        }
-        each.seconds = outcome.seconds;
+        each.seconds = suite.outcomes[i].seconds;
         found[index][shard.tests[i]] = std::move(each);
       }
       return;
@@ -309,15 +317,21 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   }
   std::vector<std::map<std::string, SanitizerFinding>> first_found = run_shards(normal, sanitizer, first, where, hold_gpu);
   std::vector<std::size_t> to_run_again;
+  // Each shard's tests to run again: in a grade, those without a complete finding of their own
+  // (the judge keeps a log per test with findings); in a self-check, all of a shard that was not
+  // clean, since its one harness cannot say which test found what.
+  std::vector<std::vector<std::string>> again_tests(first.size());
   for (std::size_t i = 0; i < first.size(); ++i) {
-    const auto& found = first_found[i];
-    // In a grade a complete round's findings are each test's own (the judge keeps a log per test
-    // with findings); a self-check's one harness per shard cannot say which test found what.
-    const bool cleared =
-        found.size() == first[i].tests.size() && std::all_of(found.begin(), found.end(), [&](const auto& item) {
-          return where == StudentCode::in_runners ? item.second.completed : item.second.clean;
-        });
-    if (!cleared) to_run_again.push_back(i);
+    auto& found = first_found[i];
+    const bool clean = found.size() == first[i].tests.size() &&
+                       std::all_of(found.begin(), found.end(), [](const auto& item) { return item.second.clean; });
+    for (const std::string& test : first[i].tests) {
+      const auto kept = found.find(test);
+      const bool cleared = where == StudentCode::in_runners ? kept != found.end() && kept->second.completed : clean;
+      if (!cleared) again_tests[i].push_back(test);
+    }
+    for (const std::string& test : again_tests[i]) found.erase(test);
+    if (!again_tests[i].empty()) to_run_again.push_back(i);
   }
   // The second round has the runs to itself (the clean shards are done): a shard to run again is
   // dealt over its share of all of them, not only its tool's. A tool start per test is the cost
@@ -326,7 +340,7 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
   const std::size_t groups_each = std::max<std::size_t>(1, sanitizer_runs_at_once() / std::max<std::size_t>(to_run_again.size(), 1));
   std::vector<Shard> again;
   for (const std::size_t i : to_run_again) {
-    first_found[i].clear();
+    const std::vector<std::string>& tests_again = again_tests[i];
     const auto rerun = [&](std::vector<std::string> tests_of_run, std::size_t k) {
       again.push_back(Shard{first[i].tool, std::move(tests_of_run),
                             logs / fmt::format("test-{}-{}-{}", kSanitizerTools[first[i].tool], i, k), false});
@@ -335,11 +349,11 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
       // Harnesses side by side, each starting a fresh student runner per test.
       std::size_t k = 0;
       for (std::vector<std::string>& group :
-           deal_by_cost(first[i].tests, std::max(per_tool[first[i].tool], groups_each), seconds)) {
+           deal_by_cost(tests_again, std::max(per_tool[first[i].tool], groups_each), seconds)) {
         rerun(std::move(group), k++);
       }
     } else {
-      for (std::size_t k = 0; k < first[i].tests.size(); ++k) rerun({first[i].tests[k]}, k);  // a harness per test
+      for (std::size_t k = 0; k < tests_again.size(); ++k) rerun({tests_again[k]}, k);  // a harness per test
     }
   }
   std::vector<std::map<std::string, SanitizerFinding>> again_found = run_shards(normal, sanitizer, again, where, hold_gpu);

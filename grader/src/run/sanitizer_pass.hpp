@@ -61,8 +61,9 @@ using HoldGpu = std::function<cudalabs::GpuLock()>;
 // multiplied (sanitizers run 10-100x slower). `seconds`: each test's time in the normal run, by
 // which the tests are dealt into shards of about equal cost. `hold_gpu`, when given, is called
 // for each tool run once it has its run slot, and the lock it returns is held for that run only:
-// a grade waiting to time its cases alone waits for one tool run, not a whole pass (up to 100 s
-// for lab 01's out-of-bounds fixture). Not given: the caller holds the GPU for the pass.
+// another labgrade's grade waiting to time its cases alone (ctest -j4, a second batch) waits for
+// one tool run, not a whole pass (up to 100 s for lab 01's out-of-bounds fixture in a batch).
+// Not given: the caller holds the GPU for the pass.
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests,

@@ -366,8 +366,8 @@ void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
   session.sanitizer_seconds = seconds_since(started);
 }
 
-// The GPU shared for each tool run, not for the whole pass: a batch's grade waiting to time its
-// cases alone (its exclusive lock lets no new shared taker in) then waits for one tool run.
+// The GPU shared for each tool run, not for the whole pass: another labgrade's grade waiting to
+// time its cases alone (its exclusive lock lets no new shared taker in) then waits for one tool run.
 HoldGpu gpu_shared_per_tool_run(SessionState& session) {
   if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
   std::string holder = fmt::format("labgrade {} {} (sanitizer)", session.result.mode, session.request.lab);

@@ -85,6 +85,24 @@ TEST_F(SanitizerPass, ACompleteShardKeepsEachTestsFindingsWithoutRunningAgain) {
   EXPECT_EQ(runs(), (std::map<std::string, int>{{"spanning", 2}}));  // one run per tool, none again
 }
 
+TEST_F(SanitizerPass, ARunnerThatDiesRunsOnlyItsTestAgain) {
+  // C.three's runner dies mid-test under both tools (its log in the spanning round has no
+  // summary): that test alone runs again, a runner of its own per tool; the others keep the
+  // findings of the first round.
+  const auto found = pass({{"FAKE_TOOL_REPORTS", "B.two"}, {"FAKE_SCRIPT", "C.three=segv"}});
+  for (const std::string tool : {"memcheck", "racecheck"}) {
+    EXPECT_TRUE(finding(found, "A.one", tool).clean) << tool;
+    const SanitizerFinding& reported = finding(found, "B.two", tool);
+    EXPECT_TRUE(reported.completed && !reported.clean && reported.errors == 1) << tool << ": " << reported.excerpt;
+    EXPECT_NE(reported.excerpt.find("in B.two"), std::string::npos) << reported.excerpt;
+    EXPECT_EQ(finding(found, "C.three", tool).tool, tool);  // from its runner of its own
+    EXPECT_TRUE(finding(found, "D.four", tool).clean) << tool;
+    for (const std::string& test : kTests) EXPECT_EQ(found.at(test).size(), 2u) << test;  // one finding per tool
+  }
+  const std::map<std::string, int> count = runs();
+  EXPECT_EQ(count.count("per test") ? count.at("per test") : 0, 2) << "only C.three, once per tool";
+}
+
 TEST_F(SanitizerPass, AReportWhileEachRunnerStartsReachesEveryTest) {
   const auto found = pass({{"FAKE_TOOL_REPORTS", "@start"}});
   for (const std::string& test : kTests) {

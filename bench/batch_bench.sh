@@ -10,9 +10,10 @@
 # measurement's interval).
 #
 # With --sanitize, both sides grade with the sanitizer pass (labgrade batch/grade --sanitize).
-# Every 2 s of the batch, the machine's CPU busy share (/proc/stat) and the GPU's utilization
-# (nvidia-smi, when present) go to OUT/load.txt, stamped like batch.log: whether the batch is bound
-# by the CPUs, the GPU or neither (a wait).
+# Every 2 s of the batch, the machine's CPU busy share (/proc/stat), the GPU's utilization, the
+# processes holding a CUDA context (nvidia-smi, when present) and the compute-sanitizer instances
+# go to OUT/load.txt, stamped like batch.log: whether the batch is bound by the CPUs, the GPU or
+# neither (a wait), and how many contexts share the GPU meanwhile.
 #
 #   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
@@ -68,8 +69,13 @@ sample_load() {
     idle=$(( cur[4] + cur[5] - prev[4] - prev[5] )); total=0
     for i in 1 2 3 4 5 6 7 8; do total=$(( total + cur[i] - prev[i] )); done
     gpu=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null | head -1)
-    printf '%7.1f cpu %3d%% gpu %s%%\n' "$(awk -v start="$1" -v end="$(now)" 'BEGIN { print (end - start) / 1e9 }')" \
-      $(( 100 * (total - idle) / (total > 0 ? total : 1) )) "${gpu:--}"
+    # Processes with a CUDA context, and compute-sanitizer instances: whether a slow stretch is
+    # many contexts time-slicing the GPU or many tool runs at once.
+    contexts=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c . || true)
+    tools=$(pgrep -c -f "compute-sanitizer --tool" || true)
+    printf '%7.1f cpu %3d%% gpu %s%% contexts %s tools %s\n' \
+      "$(awk -v start="$1" -v end="$(now)" 'BEGIN { print (end - start) / 1e9 }')" \
+      $(( 100 * (total - idle) / (total > 0 ? total : 1) )) "${gpu:--}" "${contexts:--}" "${tools:-0}"
     prev=("${cur[@]}")
   done
 }

@@ -15,15 +15,10 @@
 
 #include <cuda_runtime.h>
 
+#include "lock_files.hpp"
+
 namespace cudalabs {
 namespace {
-
-std::string lock_directory() {
-  if (const char* chosen = std::getenv("CUDALABS_LOCK_DIR"); chosen && *chosen) return chosen;
-  struct stat info {};
-  if (::stat("/run/lock", &info) == 0 && S_ISDIR(info.st_mode) && ::access("/run/lock", W_OK) == 0) return "/run/lock";
-  return "/tmp";
-}
 
 // As nvidia-smi prints it: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.
 std::string format_uuid(const cudaUUID_t& uuid) {
@@ -33,23 +28,6 @@ std::string format_uuid(const cudaUUID_t& uuid) {
                 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3],
                 b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return text;
-}
-
-// Opens the lock file for everyone's use. The file may belong to another user (a lock directory
-// is shared and sticky): then it is opened as it is, never re-created; flock works read-only too.
-int open_lock_file(const std::string& path) {
-  constexpr int kFlags = O_CLOEXEC | O_NOFOLLOW;
-  int fd = ::open(path.c_str(), O_RDWR | kFlags);
-  if (fd < 0 && errno == ENOENT) {
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | kFlags, 0666);
-    if (fd >= 0) {
-      ::fchmod(fd, 0666);  // not narrowed by our umask: the next grader may be another user
-    } else if (errno == EEXIST) {
-      fd = ::open(path.c_str(), O_RDWR | kFlags);
-    }
-  }
-  if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | kFlags);
-  return fd;
 }
 
 std::string read_holder(int fd) {
@@ -107,7 +85,7 @@ GpuLock GpuLock::acquire(int device, const std::string& holder, GpuAccess access
   cudaDeviceProp properties{};
   if (!query_device(device, properties)) return lock;  // no usable device: nothing to share
   const std::string uuid = format_uuid(properties.uuid);
-  return lock_file(lock_directory() + "/cudalabs-gpu-" + uuid + ".lock",
+  return lock_file(lock_files::lock_directory() + "/cudalabs-gpu-" + uuid + ".lock",
                    std::string(properties.name) + " (" + uuid + ")", uuid, holder, access);
 }
 
@@ -138,8 +116,8 @@ bool flock_waiting(int fd, int operation, int holder_fd, const std::string& gpu,
 GpuLock GpuLock::lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
                            const std::string& holder, GpuAccess access) {
   GpuLock lock;
-  const int fd = open_lock_file(path);
-  const int intent = fd < 0 ? -1 : open_lock_file(path + ".intent");
+  const int fd = lock_files::open_lock_file(path);
+  const int intent = fd < 0 ? -1 : lock_files::open_lock_file(path + ".intent");
   if (fd < 0 || intent < 0) {
     std::fprintf(stderr, "cudalabs: warning: cannot open the GPU lock %s%s (%s); running without it\n", path.c_str(),
                  fd < 0 ? "" : ".intent", std::strerror(errno));

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cudalabs/host_slot.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "run/tool_run.hpp"
 
@@ -22,6 +23,8 @@ namespace labgrade {
 namespace {
 
 constexpr double kTimeoutFactor = 20;
+// The machine-wide slots of sanitizer runs (lock files in the GPU lock's directory).
+constexpr const char* kSanitizerSlotName = "cudalabs-sanitizer-run";
 constexpr double kMaxTimeoutSeconds = 600;
 
 // A finding that did not complete says how its test ended.
@@ -262,6 +265,8 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
         ~Release() { run_slots().release(); }
       } release;
       try {
+        // The same bound over every labgrade on the machine (a second batch, ctest -j4).
+        const cudalabs::HostSlot machine_slot = cudalabs::HostSlot::acquire(kSanitizerSlotName, sanitizer_runs_at_once());
         const cudalabs::GpuLock gpu = hold_gpu ? hold_gpu() : cudalabs::GpuLock();
         run_shard(i);
       } catch (const std::exception& error) {  // never past a thread: the shard's tests are reported unfinished

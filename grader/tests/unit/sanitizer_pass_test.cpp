@@ -28,9 +28,13 @@ class SanitizerPass : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     ::setenv("CUDALABS_SANITIZER_JOBS", "1", 1);  // one shard per tool: a predictable count of runs
+    // The machine-wide run slots of this test alone: a real sanitizer run elsewhere on the
+    // machine (a GPU test under ctest -j4) must not hold these tests up.
+    ::setenv("CUDALABS_LOCK_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
     ::unsetenv("CUDALABS_SANITIZER_JOBS");
+    ::unsetenv("CUDALABS_LOCK_DIR");
     fs::remove_all(dir_);
   }
 

@@ -23,9 +23,9 @@ namespace labgrade {
 namespace {
 
 constexpr double kTimeoutFactor = 20;
+constexpr double kMaxTimeoutSeconds = 600;
 // The machine-wide slots of sanitizer runs (lock files in the GPU lock's directory).
 constexpr const char* kSanitizerSlotName = "cudalabs-sanitizer-run";
-constexpr double kMaxTimeoutSeconds = 600;
 
 // A finding that did not complete says how its test ended.
 SanitizerFinding with_outcome(SanitizerFinding finding, const TestOutcome* outcome) {
@@ -223,8 +223,8 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
         // that timed out): the caller runs again only the tests missing here. The judge kept
         // each log the tool wrote anything in under the test that made it grow (judge.cpp,
         // keep_tool_log_for_current_test): a test without one of its own left no report in the
-        // runner that served it. (H100: lab 01's out-of-bounds fixture ran its 30 s memcheck
-        // storm twice, once in each round, when one broken test sent the whole shard again.)
+        // runner that served it. (Before, one broken test sent the whole shard again, a runner
+        // per test, repeating every test's tool time, a storm of 100,000 memcheck errors too.)
         for (const std::string& test : shard.tests) {
           const auto outcome = std::find_if(suite.outcomes.begin(), suite.outcomes.end(),
                                             [&](const TestOutcome& o) { return o.name == test; });

@@ -13,7 +13,8 @@
 # Every 2 s of the batch, the machine's CPU busy share (/proc/stat), the GPU's utilization, the
 # processes holding a CUDA context (nvidia-smi, when present) and the compute-sanitizer instances
 # go to OUT/load.txt, stamped like batch.log: whether the batch is bound by the CPUs, the GPU or
-# neither (a wait), and how many contexts share the GPU meanwhile.
+# neither (a wait), and how many contexts share the GPU meanwhile. Each sequential grade's wall
+# time goes to OUT/sequential/times.txt as it ends, so a run cut short still says how far it got.
 #
 #   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
@@ -68,7 +69,7 @@ sample_load() {
     read -r -a cur < /proc/stat
     idle=$(( cur[4] + cur[5] - prev[4] - prev[5] )); total=0
     for i in 1 2 3 4 5 6 7 8; do total=$(( total + cur[i] - prev[i] )); done
-    gpu=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null | head -1)
+    gpu=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null | head -1 || true)
     # Processes with a CUDA context, and compute-sanitizer instances: whether a slow stretch is
     # many contexts time-slicing the GPU or many tool runs at once.
     contexts=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null | grep -c . || true)
@@ -97,10 +98,13 @@ echo "batch: ${batch_seconds} s  (log: $out_dir/batch.log, load: $out_dir/load.t
 
 if [ "$sequential" = 1 ]; then
   start=$(now)
+  # Each grade's wall time as it ends, so a run cut short still says how far it got.
   for dir in "$out_dir"/class/*/; do
     student=$(basename "$dir")
+    one=$(now)
     "$labgrade" grade 01_vector_add --submission "$dir" "${sanitize[@]}" --json "$out_dir/sequential/$student.json" \
       >"$out_dir/sequential/$student.log" 2>&1 || true
+    echo "$student $(seconds_since "$one") s (all so far: $(seconds_since "$start") s)" >>"$out_dir/sequential/times.txt"
   done
   sequential_seconds=$(seconds_since "$start")
   echo "sequential labgrade grade: ${sequential_seconds} s"
@@ -130,6 +134,6 @@ for student, status, total, *_ in rows:
         differ += 1
         changed = sorted(n for n in set(batch_tests) | set(seq_tests) if batch_tests.get(n) != seq_tests.get(n))
         print(f"  {student}: correctness differs in {', '.join(changed)}")
-    print(f"  {student:32} batch {status:15} {total if total is not None else '-':>7}   sequential {seq['status']:15} {seq['points_earned']:>7.2f}")
+    print(f"  {student:32} batch {status:15} {total if total is not None else '-':>7}   sequential {seq['status']:15} {'-' if seq.get('points_earned') is None else format(seq['points_earned'], '.2f'):>7}")
 print(f"students whose correctness results differ: {differ}")
 PY

@@ -3,6 +3,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -62,6 +63,12 @@ HostSlot HostSlot::acquire_in(const std::string& directory, const std::string& n
         if (other != k) ::close(fds[other]);
       }
       return slot;
+    }
+    // Said once per process: a grade started beside a batch would otherwise look hung.
+    static std::atomic<bool> told{false};
+    if (!told.exchange(true)) {
+      std::fprintf(stderr, "cudalabs: waiting for one of this machine's %u %s slots (all held)\n", count, name.c_str());
+      std::fflush(stderr);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

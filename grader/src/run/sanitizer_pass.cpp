@@ -77,6 +77,22 @@ SanitizerFinding finding_of_test(const std::string& tool, const std::filesystem:
   return with_outcome(std::move(finding), outcome);
 }
 
+// Whether a log in `logs` that the judge named after none of `tests` holds a report or lacks
+// the tool's summary.
+bool log_outside_every_test(const std::string& tool, const std::filesystem::path& logs,
+                            const std::vector<std::string>& tests) {
+  std::set<std::filesystem::path> of_tests;
+  for (const std::string& test : tests) {
+    for (const std::filesystem::path& file : tool_logs_of_test(logs, test, ".log")) of_tests.insert(file);
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(logs)) {
+    if (of_tests.count(entry.path()) != 0) continue;
+    const SanitizerFinding part = parse_sanitizer_output(tool, read_whole_file(entry.path()));
+    if (!part.completed || part.errors > 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> deal_by_cost(const std::vector<std::string>& tests, std::size_t count,
@@ -195,53 +211,43 @@ std::vector<std::map<std::string, SanitizerFinding>> run_shards(const HarnessInv
       invocation.launcher = launcher;
     }
     const SuiteRun suite = run_tests(invocation, shard.tests);
-    if (shard.spans_tests) {
-      // Complete only when every test ran to its end and every log the tool left has its summary.
-      bool completed = suite.outcomes.size() == shard.tests.size();
-      for (const TestOutcome& outcome : suite.outcomes) completed = completed && ran_to_its_end(outcome);
-      SanitizerFinding whole;
-      whole.tool = tool;
-      const auto absorb = [&](const std::string& text) {
-        const SanitizerFinding part = parse_sanitizer_output(tool, text);
-        completed = completed && part.completed;
-        whole.errors += part.errors;
-        return part.errors;
-      };
-      if (in_runners) {
-        std::set<fs::path> of_tests;  // the logs the judge named after a test of this shard
-        for (const std::string& test : shard.tests) {
-          for (const fs::path& file : tool_logs_of_test(shard.logs, test, ".log")) of_tests.insert(file);
-        }
-        for (const auto& entry : fs::directory_iterator(shard.logs)) {
-          // A report outside every test's log (e.g. the student's code at load time, in a runner
-          // started before the first test) belongs to no one test: run the tests again, a
-          // runner each, so each test's log holds it, as before the runner spanned them.
-          if (of_tests.count(entry.path()) == 0 && absorb(read_whole_file(entry.path())) > 0) return;
-        }
-        // Each test that ran to its end with every log of its own complete has its own findings,
-        // whatever happened to the others (a runner the tool's context teardown broke, a test
-        // that timed out): the caller runs again only the tests missing here. The judge kept
-        // each log the tool wrote anything in under the test that made it grow (judge.cpp,
-        // keep_tool_log_for_current_test): a test without one of its own left no report in the
-        // runner that served it. (Before, one broken test sent the whole shard again, a runner
-        // per test, repeating every test's tool time, a storm of 100,000 memcheck errors too.)
-        for (const std::string& test : shard.tests) {
-          const auto outcome = std::find_if(suite.outcomes.begin(), suite.outcomes.end(),
-                                            [&](const TestOutcome& o) { return o.name == test; });
-          if (outcome == suite.outcomes.end() || !ran_to_its_end(*outcome)) continue;
-          SanitizerFinding each = tool_logs_of_test(shard.logs, test, ".log").empty()
-                                      ? clean_finding(tool)
-                                      : finding_of_test(tool, shard.logs, test, &*outcome);
-          if (!each.completed) continue;
-          each.seconds = outcome->seconds;
-          found[index][test] = std::move(each);
-        }
-        return;
+    if (shard.spans_tests && in_runners) {
+      // A log outside every test's that holds a report or lacks its summary (e.g. the student's
+      // code at load time, in a runner started before the first test) belongs to no one test:
+      // run the tests again, a runner each, so each test's log holds it.
+      if (log_outside_every_test(tool, shard.logs, shard.tests)) return;
+      // Each test that ran to its end with every log of its own complete has its own findings,
+      // whatever happened to the others (a runner the tool's context teardown broke, a test
+      // that timed out): the caller runs again only the tests missing here. The judge kept
+      // each log the tool wrote anything in under the test that made it grow (judge.cpp,
+      // keep_tool_log_for_current_test): a test without one of its own left no report in the
+      // runner that served it. (Before, one broken test sent the whole shard again, a runner
+      // per test, repeating every test's tool time, a storm of 100,000 memcheck errors too.)
+      for (const std::string& test : shard.tests) {
+        const auto outcome = std::find_if(suite.outcomes.begin(), suite.outcomes.end(),
+                                          [&](const TestOutcome& o) { return o.name == test; });
+        if (outcome == suite.outcomes.end() || !ran_to_its_end(*outcome)) continue;
+        SanitizerFinding each = tool_logs_of_test(shard.logs, test, ".log").empty()
+                                    ? clean_finding(tool)
+                                    : finding_of_test(tool, shard.logs, test, &*outcome);
+        if (!each.completed) continue;
+        each.seconds = outcome->seconds;
+        found[index][test] = std::move(each);
       }
-      absorb(suite.output);
-      whole.completed = completed;
-      whole.clean = completed && whole.errors == 0;
+      return;
+    }
+    if (shard.spans_tests) {
+      // A self-check's one harness: its output is the whole shard's, complete only when every
+      // test ran to its end and the tool printed its summary.
+      const SanitizerFinding output = parse_sanitizer_output(tool, suite.output);
+      bool completed = output.completed && suite.outcomes.size() == shard.tests.size();
+      for (const TestOutcome& outcome : suite.outcomes) completed = completed && ran_to_its_end(outcome);
       if (!completed) return;  // no finding: the caller runs these tests again, a harness each
+      SanitizerFinding whole;  // only a clean one is kept (the caller), so no excerpt
+      whole.tool = tool;
+      whole.errors = output.errors;
+      whole.completed = true;
+      whole.clean = output.errors == 0;
       for (std::size_t i = 0; i < shard.tests.size(); ++i) {
         SanitizerFinding each = whole;
         each.seconds = suite.outcomes[i].seconds;

@@ -178,9 +178,14 @@ namespace {
 // Takes the GPU lock as `access`, letting go of what the session held first (a shared holder
 // asking for exclusive access would otherwise wait for itself). Time spent waiting is not test
 // time.
+// labgrade's own CUDA start (begun beside the build), which the GPU lock's device query needs.
+void wait_for_cuda_start(SessionState& session) {
+  if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
+}
+
 void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
   const SessionClock::time_point waiting = SessionClock::now();
-  if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
+  wait_for_cuda_start(session);
   session.gpu_lock = cudalabs::GpuLock();
   session.gpu_lock = cudalabs::GpuLock::acquire(
       0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab), access);
@@ -369,7 +374,7 @@ void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
 // The GPU shared for each tool run, not for the whole pass: another labgrade's grade waiting to
 // time its cases alone (its exclusive lock lets no new shared taker in) then waits for one tool run.
 HoldGpu gpu_shared_per_tool_run(SessionState& session) {
-  if (session.cuda_runtime_started.valid()) session.cuda_runtime_started.wait();
+  wait_for_cuda_start(session);
   std::string holder = fmt::format("labgrade {} {} (sanitizer)", session.result.mode, session.request.lab);
   return [holder = std::move(holder)] { return cudalabs::GpuLock::acquire(0, holder, cudalabs::GpuAccess::Shared); };
 }

@@ -128,5 +128,15 @@ TEST_F(SanitizerPass, AReportInNoTestsLogRunsTheShardAgainARunnerPerTest) {
   EXPECT_GE(count.count("per test") ? count.at("per test") : 0, 2);  // each tool's tests again
 }
 
+TEST_F(SanitizerPass, AnUnfinishedLogInNoTestsNameRunsTheShardAgain) {
+  // Its report has no summary to count it, so only a runner per test can place it.
+  const auto found = pass({{"FAKE_TOOL_ORPHAN", "unfinished"}});
+  for (const std::string& test : kTests) {
+    const SanitizerFinding& f = finding(found, test, "memcheck");
+    EXPECT_TRUE(f.completed && !f.clean) << test << ": " << f.excerpt;
+  }
+  EXPECT_GE(runs().count("per test") ? runs().at("per test") : 0, 2);
+}
+
 }  // namespace
 }  // namespace labgrade

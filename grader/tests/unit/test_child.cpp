@@ -86,7 +86,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 // (comma-separated) in which the tool reports an error, and "@start" for a report while each
 // runner starts. FAKE_TOOL_ORPHAN=1: the first runner's log stays under "outside-any-test" with a
 // report made at load time (what a judge that never ended that runner would leave; the runners of
-// a per-test round each make it). FAKE_TOOL_RUNS=FILE: one line appended per harness process.
+// a per-test round each make it); =unfinished: that log also lacks the tool's summary. FAKE_TOOL_RUNS=FILE: one line appended per harness process.
 class FakeToolLogs {
  public:
   FakeToolLogs() {
@@ -103,7 +103,9 @@ class FakeToolLogs {
     spans_ = spans != nullptr && std::string(spans) == "1";
     const char* reports = std::getenv("FAKE_TOOL_REPORTS");
     for (const std::string& test : split(reports ? reports : "", ',')) reports_.push_back(test);
-    orphan_at_load_ = std::getenv("FAKE_TOOL_ORPHAN") != nullptr;
+    const char* orphan = std::getenv("FAKE_TOOL_ORPHAN");
+    orphan_at_load_ = orphan != nullptr;
+    orphan_unfinished_ = orphan_at_load_ && std::string(orphan) == "unfinished";
     orphan_ = orphan_at_load_ && spans_;
     if (const char* runs = std::getenv("FAKE_TOOL_RUNS")) {
       if (FILE* file = std::fopen(runs, "a")) {
@@ -121,7 +123,11 @@ class FakeToolLogs {
     bool grew = false;
     if (current_.empty()) grew = start(orphan_ ? "outside-any-test" : name);
     if (orphan_) {  // a runner with a report no test's end ever saw: left as it is
-      stop();
+      if (orphan_unfinished_) {
+        current_.clear();  // a runner that died: no summary, so its report counts nowhere
+      } else {
+        stop();
+      }
       orphan_ = false;
       grew = start(name);
     }
@@ -169,7 +175,7 @@ class FakeToolLogs {
     current_.clear();
   }
 
-  bool active_ = false, spans_ = false, orphan_ = false, orphan_at_load_ = false;
+  bool active_ = false, spans_ = false, orphan_ = false, orphan_at_load_ = false, orphan_unfinished_ = false;
   std::string prefix_, suffix_, current_;
   std::vector<std::string> reports_;
   int errors_ = 0;

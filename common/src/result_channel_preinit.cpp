@@ -3,9 +3,10 @@
 // The harness executable lists capture_result_channel in its .preinit_array: the dynamic linker
 // runs it before the constructors of every shared library, so before any static constructor of
 // the student library. It reads the token labgrade wrote into the pipe named by
-// CUDALABS_RESULT_TOKEN_FD and closes that pipe, marks the result descriptor close-on-exec, and
-// removes both variables from the environment (their text too, so /proc/self/environ no longer
-// shows them). Every event line then carries the token, and labgrade ignores lines without it.
+// CUDALABS_RESULT_TOKEN_FD and closes that pipe, marks the result descriptor (and the gpu-alone
+// one, CUDALABS_GPU_ALONE_FD) close-on-exec, and removes these variables from the environment
+// (their text too, so /proc/self/environ no longer shows them). Every event line then carries the
+// token, and labgrade ignores lines without it.
 //
 // Limits, honestly: student code runs in this process, so it can still find the descriptor (by
 // trying numbers) and, in principle, read the token out of this process's memory. What this
@@ -106,8 +107,9 @@ void confine_or_exit() {
 }
 
 void capture_result_channel(int, char**, char** envp) {
-  char fd_text[32], token_fd_text[32], confine[4];
+  char fd_text[32], token_fd_text[32], confine[4], gpu_alone_text[32];
   take_variable(envp, cudalabs::kResultFdVariable, fd_text, sizeof fd_text);
+  take_variable(envp, cudalabs::kGpuAloneFdVariable, gpu_alone_text, sizeof gpu_alone_text);
   take_variable(envp, cudalabs::kResultTokenFdVariable, token_fd_text, sizeof token_fd_text);
   take_variable(envp, cudalabs::kConfineVariable, confine, sizeof confine);
   // Before any student constructor: from here on this process cannot start processes, touch
@@ -125,6 +127,9 @@ void capture_result_channel(int, char**, char** envp) {
   if (const int token_fd = parse_fd(token_fd_text); token_fd >= 0) {
     read_token(token_fd, token);
     ::close(token_fd);
+  }
+  if (const int gpu_alone = parse_fd(gpu_alone_text); gpu_alone >= 0 && ::fcntl(gpu_alone, F_SETFD, FD_CLOEXEC) == 0) {
+    cudalabs::set_gpu_alone_channel(gpu_alone);
   }
   const int fd = parse_fd(fd_text);
   if (fd < 0 || ::fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return;  // no (usable) stream: a run by hand

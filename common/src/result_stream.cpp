@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/result_stream.hpp"
 #include "result_stream_fd.hpp"
 
@@ -15,6 +16,7 @@ namespace {
 std::atomic<int> stream_fd{-1};
 std::mutex write_mutex;  // one line at a time, also from several threads
 char stream_token[129];  // zero-initialised: usable before any constructor has run
+std::atomic<int> gpu_alone_fd{-1};
 
 }  // namespace
 
@@ -24,6 +26,8 @@ void set_trusted_result_channel(int fd, const char* token) noexcept {
   stream_token[i] = '\0';
   stream_fd = fd;
 }
+
+void set_gpu_alone_channel(int fd) noexcept { gpu_alone_fd = fd; }
 
 bool open_result_stream_from_environment() {
   if (stream_fd >= 0) return true;
@@ -54,6 +58,18 @@ void emit_result_event(const std::string& json_object) {
     if (n <= 0) return;  // labgrade went away; nothing useful left to do with the stream
     written += static_cast<std::size_t>(n);
   }
+}
+
+void wait_for_gpu_alone(const std::string& test) {
+  const int fd = gpu_alone_fd.exchange(-1);
+  if (fd < 0) return;
+  emit_result_event(events::to_line(events::GpuAloneWanted{test}));
+  // Any byte, or the pipe's end, lets the timed cases start: labgrade answers once it holds the
+  // GPU alone, and a labgrade that went away leaves nothing to wait for.
+  char answer = 0;
+  while (::read(fd, &answer, 1) < 0 && errno == EINTR) {
+  }
+  ::close(fd);
 }
 
 }  // namespace cudalabs

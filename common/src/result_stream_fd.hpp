@@ -10,4 +10,8 @@ bool open_result_stream_from_environment();
 // and the token every line must carry ("" for none). Uses no dynamic initialisation.
 void set_trusted_result_channel(int fd, const char* token) noexcept;
 
+// Called by the same preinit function: the descriptor on which labgrade answers gpu_alone
+// (kGpuAloneFdVariable), already close-on-exec, so no runner the judge starts inherits it.
+void set_gpu_alone_channel(int fd) noexcept;
+
 }  // namespace cudalabs

@@ -25,6 +25,10 @@ void to_json(nlohmann::json& json, const TestStart& event) { json = {{"test", ev
 
 void from_json(const nlohmann::json& json, TestStart& event) { event.test = json.value("test", ""); }
 
+void to_json(nlohmann::json& json, const GpuAloneWanted& event) { json = {{"test", event.test}}; }
+
+void from_json(const nlohmann::json& json, GpuAloneWanted& event) { event.test = json.value("test", ""); }
+
 void to_json(nlohmann::json& json, const TestEnd& event) {
   json = {{"test", event.test}, {"status", event.status}, {"ms", event.ms}, {"message", event.message}};
   if (event.trusted_runner_failed) json["trusted_runner_failed"] = true;

@@ -5,6 +5,7 @@
 // variable CUDALABS_RESULT_FD. The harness writes one JSON object per line:
 //   {"event":"environment","cuda_device":true,"device":"NVIDIA H100 80GB HBM3"}
 //   {"event":"start","test":"VectorAdd.SingleElement"}
+//   {"event":"gpu_alone","test":"Performance.x"}   (only with CUDALABS_GPU_ALONE_FD: then it waits for labgrade)
 //   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
 //   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
 //   {"event":"leaked","test":"...","bytes":N,"free_before":N,"free_after":N,"total":N}  (then the process exits)
@@ -26,6 +27,11 @@ namespace cudalabs {
 
 inline constexpr const char* kResultFdVariable = "CUDALABS_RESULT_FD";
 inline constexpr const char* kResultTokenFdVariable = "CUDALABS_RESULT_TOKEN_FD";
+// Set by labgrade when one harness is to run the correctness tests with the GPU shared and then
+// the timed cases alone: a pipe's read end on which labgrade answers the harness's gpu_alone
+// event (harness_events.hpp) with a line once it holds the GPU alone. The harness sends the event
+// and waits before the first Performance.* test starts, at most once.
+inline constexpr const char* kGpuAloneFdVariable = "CUDALABS_GPU_ALONE_FD";
 // Set to "1" by labgrade for the normal test runs: before any student code runs, the harness
 // confines itself to its working directory, the GPU and its own memory (no new processes, no
 // network, no other process's memory; common/src/process_filter.hpp, filesystem_sandbox.hpp).
@@ -89,5 +95,10 @@ void install_result_stream_from_environment();
 // harness runs without one. Every event goes through here, from the listener and from suites.
 void emit_result_event(const std::string& json_object);
 bool result_stream_active();
+
+// Before the first timed case of a run whose labgrade offered to take the GPU alone
+// (kGpuAloneFdVariable): sends the gpu_alone event for `test` and waits for labgrade's answer (or
+// for the pipe to close). Returns at once in every other case, and on every later call.
+void wait_for_gpu_alone(const std::string& test);
 
 }  // namespace cudalabs

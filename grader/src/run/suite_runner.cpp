@@ -21,6 +21,7 @@ namespace events = cudalabs::events;
 
 constexpr int kResultFd = 3;
 constexpr int kResultTokenFd = 4;
+constexpr int kGpuAloneFd = 5;
 constexpr std::size_t kOutputTailShown = 2000;
 
 ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::string> args) {
@@ -106,6 +107,7 @@ struct StreamState {
   std::map<std::string, PerformanceMeasurement> measurements;
   std::string running;  // started, not finished
   bool done = false;
+  bool gpu_alone_wanted = false;  // a gpu_alone event came, not answered yet
   std::string context_lost_error;
   std::string device;
   bool environment_seen = false;
@@ -133,6 +135,8 @@ void read_event(StreamState& state, const std::string& line) {
     state.device = environment.device;
     state.no_device_reason = environment.reason;
     state.device_wide_memory_reason = environment.device_wide_memory_reason;
+  } else if (kind == events::GpuAloneWanted::kName) {
+    state.gpu_alone_wanted = true;
   } else if (kind == events::TestStart::kName) {
     state.running = event.get<events::TestStart>().test;
   } else if (kind == events::TestEnd::kName) {
@@ -245,7 +249,8 @@ TestListing list_tests(const HarnessInvocation& invocation) {
   return listing;
 }
 
-SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests) {
+SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests,
+                   const GpuAloneHook& gpu_alone) {
   SuiteRun run;
   std::vector<std::string> remaining = tests;
   std::map<std::string, TestOutcome> outcomes;
@@ -261,7 +266,17 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     spec.secret = state.token;
     spec.secret_fd = kResultTokenFd;
     spec.secret_fd_env = cudalabs::kResultTokenFdVariable;
-    const ProcessResult process = run_process(spec, [&](const std::string& line) { read_event(state, line); });
+    if (gpu_alone) {
+      spec.reply_fd = kGpuAloneFd;
+      spec.reply_fd_env = cudalabs::kGpuAloneFdVariable;
+    }
+    const ProcessResult process = run_process(spec, LineAnswerer([&](const std::string& line) {
+                                                read_event(state, line);
+                                                if (!state.gpu_alone_wanted || !gpu_alone) return std::string();
+                                                state.gpu_alone_wanted = false;
+                                                gpu_alone();
+                                                return std::string("go\n");
+                                              }));
     ++run.processes;
     run.output += process.output;
     run.untrusted_lines += state.untrusted_lines;

@@ -3,6 +3,7 @@
 // one outcome per test from the harness's result stream (see cudalabs/result_stream.hpp).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -49,8 +50,17 @@ struct SuiteRun {
   std::string output;                 // stdout and stderr of every process, in order (a sanitizer's report)
 };
 
+// Called when a harness is about to start its first timed case (the gpu_alone event); returns
+// once the caller holds the GPU alone. May be called again by a later process of the same run
+// (after a crash), so it must return at once when the GPU is already held.
+using GpuAloneHook = std::function<void()>;
+
 // Runs `tests` in as few processes as possible: when a process dies, hangs or loses its CUDA
 // context, the test it was in is charged for it and the tests after it continue in a new process.
-SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests);
+// With `gpu_alone`, the harness waits before its first timed case (Performance.*, Preview.*) until
+// the hook returns: one harness runs the correctness tests with the GPU shared, then the timed
+// cases alone. Without it, the harness does not wait.
+SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::string>& tests,
+                   const GpuAloneHook& gpu_alone = {});
 
 }  // namespace labgrade

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -49,7 +50,7 @@ struct Pipe {
 // overwrite another that is still to be placed.
 constexpr int kScratchFdFloor = 64;
 
-[[noreturn]] void exec_child(const ProcessSpec& spec, Pipe& output, Pipe& results, Pipe& secret) {
+[[noreturn]] void exec_child(const ProcessSpec& spec, Pipe& output, Pipe& results, Pipe& secret, Pipe& replies) {
   ::setpgid(0, 0);  // own process group: a timeout kills everything the code started
   ::dup2(output.write_end, STDOUT_FILENO);
   ::dup2(output.write_end, STDERR_FILENO);
@@ -57,6 +58,7 @@ constexpr int kScratchFdFloor = 64;
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
   const int results_end = spec.result_fd >= 0 ? ::fcntl(results.write_end, F_DUPFD_CLOEXEC, kScratchFdFloor) : -1;
   const int secret_end = spec.secret_fd >= 0 ? ::fcntl(secret.read_end, F_DUPFD_CLOEXEC, kScratchFdFloor) : -1;
+  const int replies_end = spec.reply_fd >= 0 ? ::fcntl(replies.read_end, F_DUPFD_CLOEXEC, kScratchFdFloor) : -1;
   if (spec.result_fd >= 0) {
     ::dup2(results_end, spec.result_fd);  // dup2 clears O_CLOEXEC on the new descriptor
     ::setenv(spec.result_fd_env.c_str(), std::to_string(spec.result_fd).c_str(), 1);
@@ -64,6 +66,10 @@ constexpr int kScratchFdFloor = 64;
   if (spec.secret_fd >= 0) {
     ::dup2(secret_end, spec.secret_fd);
     ::setenv(spec.secret_fd_env.c_str(), std::to_string(spec.secret_fd).c_str(), 1);
+  }
+  if (spec.reply_fd >= 0) {
+    ::dup2(replies_end, spec.reply_fd);
+    ::setenv(spec.reply_fd_env.c_str(), std::to_string(spec.reply_fd).c_str(), 1);
   }
   for (const auto& [name, value] : spec.extra_env) ::setenv(name.c_str(), value.c_str(), 1);
   if (!spec.working_dir.empty() && ::chdir(spec.working_dir.c_str()) != 0) {
@@ -84,6 +90,7 @@ constexpr int kScratchFdFloor = 64;
   ::close_range(STDERR_FILENO + 1, ~0U, CLOSE_RANGE_CLOEXEC);
   if (spec.result_fd >= 0) ::fcntl(spec.result_fd, F_SETFD, 0);
   if (spec.secret_fd >= 0) ::fcntl(spec.secret_fd, F_SETFD, 0);
+  if (spec.reply_fd >= 0) ::fcntl(spec.reply_fd, F_SETFD, 0);
   std::vector<char*> argv;
   for (const auto& arg : spec.argv) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -121,16 +128,55 @@ bool fill_secret(Pipe& secret, const std::string& text) {
 
 bool valid_fds(const ProcessSpec& spec) {
   const auto ok = [](int fd) { return fd < 0 || (fd > 2 && fd < kScratchFdFloor); };
-  return ok(spec.result_fd) && ok(spec.secret_fd) && (spec.result_fd < 0 || spec.result_fd != spec.secret_fd);
+  const auto distinct = [](int a, int b) { return a < 0 || a != b; };
+  return ok(spec.result_fd) && ok(spec.secret_fd) && ok(spec.reply_fd) && distinct(spec.result_fd, spec.secret_fd) &&
+         distinct(spec.reply_fd, spec.result_fd) && distinct(spec.reply_fd, spec.secret_fd) &&
+         (spec.reply_fd < 0 || spec.result_fd >= 0);
+}
+
+// The whole answer, or as much as the child still reads. A child that has exited is no error
+// here, and must not end labgrade: SIGPIPE is blocked in this thread for the write, and one it
+// raised is taken back before the mask is restored.
+void send_answer(int fd, const std::string& text) {
+  if (fd < 0) return;
+  sigset_t pipe_signal, previous;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+  bool broken = false;
+  for (std::size_t written = 0; written < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      broken = n < 0 && errno == EPIPE;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (broken) {
+    const timespec now{0, 0};
+    while (::sigtimedwait(&pipe_signal, nullptr, &now) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 }  // namespace
 
 ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_line) {
+  if (!on_result_line) return run_process(spec, LineAnswerer{});
+  return run_process(spec, LineAnswerer([&](const std::string& line) {
+                       on_result_line(line);
+                       return std::string();
+                     }));
+}
+
+ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
   ProcessResult result;
-  Pipe output, results, secret;
+  Pipe output, results, secret, replies;
   if (spec.argv.empty() || !valid_fds(spec) || !output.open() || (spec.result_fd >= 0 && !results.open()) ||
-      (spec.secret_fd >= 0 && (!secret.open() || !fill_secret(secret, spec.secret)))) {
+      (spec.secret_fd >= 0 && (!secret.open() || !fill_secret(secret, spec.secret))) ||
+      (spec.reply_fd >= 0 && !replies.open())) {
     result.output = "labgrade: could not set up the child process (empty command, bad descriptor or no pipes)";
     return result;
   }
@@ -138,7 +184,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
   if (spec.end_strays) become_subreaper();  // what the run leaves outside its group becomes ours
   LiveRuns::begin_fork();
   const pid_t pid = ::fork();
-  if (pid == 0) exec_child(spec, output, results, secret);
+  if (pid == 0) exec_child(spec, output, results, secret, replies);
   if (pid > 0) ::setpgid(pid, pid);  // also here, so the group exists before we might need to kill it
   LiveRuns::end_fork(pid);
   if (pid < 0) {
@@ -150,6 +196,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
   results.close_write();
   secret.close_write();  // the child reads the secret, then end of file
   secret.close_read();
+  replies.close_read();  // the child's end; ours stays open for the answers
   rusage usage{};
 
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -181,9 +228,12 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
       for (std::size_t newline; (newline = pending_line.find('\n')) != std::string::npos;) {
         const std::string line = pending_line.substr(0, newline);
         pending_line.erase(0, newline + 1);
+        if (answer) {
+          const std::string reply = answer(line);
+          if (!reply.empty()) send_answer(replies.write_end, reply);
+        }
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(spec.timeout_seconds));
-        if (on_result_line) on_result_line(line);
       }
       // A line this long is not one the harness wrote; do not let it eat our memory.
       if (pending_line.size() > kMaxResultLineBytes) pending_line.clear();
@@ -217,7 +267,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_
   // Complete lines only: a cut-off last line is not a result.
   std::size_t begin = 0;
   for (std::size_t newline; (newline = pending_line.find('\n', begin)) != std::string::npos; begin = newline + 1) {
-    if (on_result_line) on_result_line(pending_line.substr(begin, newline - begin));
+    if (answer) static_cast<void>(answer(pending_line.substr(begin, newline - begin)));  // the child is gone
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (WIFEXITED(status)) {

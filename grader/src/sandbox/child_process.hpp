@@ -28,6 +28,10 @@ struct ProcessSpec {
   std::string secret;
   int secret_fd = -1;
   std::string secret_fd_env;  // environment variable that tells the child the descriptor number
+  // When reply_fd >= 3 (with result_fd), the child reads on that descriptor what the handler
+  // answers to a line of the result channel (run_process's LineAnswerer).
+  int reply_fd = -1;
+  std::string reply_fd_env;
   ResourceLimits limits;      // core dumps are off unless limits.core_dumps
   // A run of student code (a test harness): labgrade becomes the subreaper of what it starts, and
   // whatever the run leaves outside its process group (a daemon) is ended with it
@@ -56,8 +60,12 @@ struct ProcessResult {
 };
 
 using LineHandler = std::function<void(const std::string& line)>;
+// Returns what to write back on the reply descriptor ("" for nothing). The clock between two lines
+// starts again once it returns, so an answer that takes time (a lock) is not the child's delay.
+using LineAnswerer = std::function<std::string(const std::string& line)>;
 
 ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_line = {});
+ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer);
 
 std::string describe_signal(int signal);
 

@@ -51,6 +51,10 @@ struct SessionState {
   // query needs), begun beside staging and the build; take_gpu waits for it.
   std::shared_future<void> cuda_runtime_started;
   SuiteRun shared_run;         // the correctness tests' outcomes while sharing the GPU
+  // Whether the shared run's harness also ran the timed cases, after waiting for the GPU alone
+  // (stages.cpp, timed_cases_in_shared_run), and whether the session holds it alone now.
+  bool timed_in_shared_run = false;
+  bool holds_gpu_alone = false;
   // The sanitizer pass's findings by test, made while sharing the GPU (it is untimed), attached
   // once the tests are scored; whether it ran, and its seconds.
   std::map<std::string, std::vector<SanitizerFinding>> sanitizer_findings;

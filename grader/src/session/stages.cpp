@@ -189,7 +189,21 @@ void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
   session.gpu_lock = cudalabs::GpuLock();
   session.gpu_lock = cudalabs::GpuLock::acquire(
       0, fmt::format("labgrade {} {}", session.result.mode, session.request.lab), access);
+  session.holds_gpu_alone = access == cudalabs::GpuAccess::Exclusive;
   session.result.gpu_wait_seconds += seconds_since(waiting);
+}
+
+// One harness runs the correctness tests with the GPU shared, waits for labgrade to take it alone,
+// then runs the timed cases: a second harness, and its runners' CUDA starts, cost a lab 01 grade
+// most of a second. Not in a batch, whose second parts come after every grade's first part (a
+// harness waiting for the GPU alone would keep its contexts on it meanwhile), nor with a
+// sanitizer pass, which runs between the two on the correctness tests' outcomes.
+bool timed_cases_in_shared_run(const SessionState& session) {
+  return session.request.gpu_slots == nullptr && session.sanitizer.empty();
+}
+
+bool is_one_of(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 // Correctness tests whose outcome while the GPU was shared a neighbour could explain (its memory
@@ -198,10 +212,13 @@ void take_gpu(SessionState& session, cudalabs::GpuAccess access) {
 // too (running a crashing submission's tests again cost a batch 3.3 s of exclusive GPU time per
 // submission, 2026-11-24). Not time-outs: a neighbour can slow a test by at most the number of
 // grades sharing the GPU (a few), and a test that passes takes a small part of its time-out.
-std::vector<std::string> failed_while_sharing(const SuiteRun& shared) {
+// (`timed`: cases the shared run's harness ran alone already, as the second run would.)
+std::vector<std::string> failed_while_sharing(const SuiteRun& shared, const std::vector<std::string>& timed) {
   std::vector<std::string> again;
   for (const TestOutcome& outcome : shared.outcomes) {
-    if (outcome.status != TestStatus::Passed && outcome.neighbour_may_have_caused) again.push_back(outcome.name);
+    if (outcome.status != TestStatus::Passed && outcome.neighbour_may_have_caused && !is_one_of(timed, outcome.name)) {
+      again.push_back(outcome.name);
+    }
   }
   return again;
 }
@@ -259,9 +276,9 @@ void charge_hidden_device(SuiteRun& suite, const DeviceCheck& control, GradeResu
 }
 
 // For the report: how the correctness tests shared the GPU, and what the leak check counted.
-std::string describe_sharing(const cudalabs::GpuLock& lock, const SuiteRun& shared) {
+std::string describe_sharing(bool lock_held, const SuiteRun& shared) {
   if (!shared.cuda_device) return "unshared (no usable GPU)";
-  if (!lock.held()) return "unshared (no GPU lock held: a parent holds it, or its file could not be opened)";
+  if (!lock_held) return "unshared (no GPU lock held: a parent holds it, or its file could not be opened)";
   if (shared.device_wide_memory_reason.empty()) return "shared correctness, exclusive timing";
   return fmt::format("shared correctness (leak check on the device's free memory: {}), exclusive timing",
                      shared.device_wide_memory_reason);
@@ -273,13 +290,26 @@ std::optional<Stop> run_correctness_tests(SessionState& session) {
   // Two phases (cudalabs/gpu_lock.hpp). This one: the correctness tests, sharing the GPU with
   // other grades' correctness tests. The harnesses are told the lock is held and take none of
   // their own. The shared lock is let go at the end, so a grade whose second phase waits (a
-  // batch runs every grade's first phase, then their second ones) holds nothing.
+  // batch runs every grade's first phase, then their second ones) holds nothing. Outside a batch
+  // and without a sanitizer pass, the same harness goes on with the timed cases once labgrade
+  // holds the GPU alone (timed_cases_in_shared_run), and the lock stays exclusive from there.
   take_gpu(session, cudalabs::GpuAccess::Shared);
   session.invocation.env.emplace_back(cudalabs::kGpuLockHeldVariable,
                                       session.gpu_lock.held() ? session.gpu_lock.uuid() : "none");
-  session.shared_run = run_tests(session.invocation, session.lab.test_names(session.only_public()));
-  session.result.gpu_sharing = describe_sharing(session.gpu_lock, session.shared_run);
-  session.gpu_lock = cudalabs::GpuLock();
+  const bool shared_lock_held = session.gpu_lock.held();
+  std::vector<std::string> tests = session.lab.test_names(session.only_public());
+  GpuAloneHook gpu_alone;
+  session.timed_in_shared_run = timed_cases_in_shared_run(session);
+  if (session.timed_in_shared_run) {
+    const std::vector<std::string> timed = session.lab.performance_test_names(session.only_public());
+    tests.insert(tests.end(), timed.begin(), timed.end());
+    gpu_alone = [&session] {
+      if (!session.holds_gpu_alone) take_gpu(session, cudalabs::GpuAccess::Exclusive);
+    };
+  }
+  session.shared_run = run_tests(session.invocation, tests, gpu_alone);
+  session.result.gpu_sharing = describe_sharing(shared_lock_held, session.shared_run);
+  if (!session.holds_gpu_alone) session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
   return std::nullopt;
 }
@@ -288,20 +318,27 @@ std::optional<Stop> run_alone_and_score(SessionState& session) {
   GradeResult& result = session.result;
   const bool only_public = session.only_public();
   // The second phase, alone on the GPU (exclusive from here to the end of the run, sanitizer
-  // pass included): the timed cases, and every correctness test that failed while sharing, whose
-  // second outcome is the one that counts. So neither a figure nor a verdict depends on what else
-  // ran beside the first phase.
+  // pass included): the timed cases (unless the first phase's harness ran them, alone), and every
+  // correctness test that failed while sharing, whose second outcome is the one that counts. So
+  // neither a figure nor a verdict depends on what else ran beside the first phase.
   const SessionClock::time_point started = SessionClock::now();
   SuiteRun suite = std::move(session.shared_run);
   const double waited_before = result.gpu_wait_seconds;
-  take_gpu(session, cudalabs::GpuAccess::Exclusive);
+  if (!session.holds_gpu_alone) take_gpu(session, cudalabs::GpuAccess::Exclusive);
   const bool device_unusable_while_sharing = !suite.cuda_device && session.gpu_lock.held();
-  std::vector<std::string> alone = suite.cuda_device                  ? failed_while_sharing(suite)
+  const std::vector<std::string> timed = session.lab.performance_test_names(only_public);
+  std::vector<std::string> alone = suite.cuda_device                  ? failed_while_sharing(suite, timed)
                                    : device_unusable_while_sharing ? every_test_of(suite)
                                                                    : std::vector<std::string>{};
-  result.tests_rerun_alone = static_cast<int>(alone.size());
-  const std::vector<std::string> timed = session.lab.performance_test_names(only_public);
-  alone.insert(alone.end(), timed.begin(), timed.end());
+  result.tests_rerun_alone = static_cast<int>(
+      std::count_if(alone.begin(), alone.end(), [&](const std::string& test) { return !is_one_of(timed, test); }));
+  // The timed cases, unless the shared run's harness ran them alone already (a run that found no
+  // usable device while sharing runs every test again, the timed ones among them).
+  if (!session.timed_in_shared_run || device_unusable_while_sharing) {
+    for (const std::string& test : timed) {
+      if (!is_one_of(alone, test)) alone.push_back(test);
+    }
+  }
   // No device: the timed cases are skipped like the rest (the harness says why). A device the
   // shared run could not use: this run alone replaces it, and says whether there is one.
   if (device_unusable_while_sharing) {

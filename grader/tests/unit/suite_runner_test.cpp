@@ -1,6 +1,9 @@
 #include "run/suite_runner.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <stdexcept>
+#include <thread>
 #include <map>
 #include <utility>
 
@@ -25,16 +28,24 @@ TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
 class RunTests : public ::testing::Test {
  protected:
   SuiteRun run(const std::string& script, const std::vector<std::string>& tests, double timeout = 5,
-               std::uint64_t host_memory_bytes = 0, std::vector<std::pair<std::string, std::string>> env = {}) {
+               std::uint64_t host_memory_bytes = 0, std::vector<std::pair<std::string, std::string>> env = {},
+               const GpuAloneHook& gpu_alone = {}) {
     HarnessInvocation invocation;
     invocation.harness = LABGRADE_TEST_CHILD;
     invocation.env = std::move(env);
     invocation.env.emplace_back("FAKE_SCRIPT", script);
     invocation.test_timeout_seconds = timeout;
     invocation.limits.max_data_bytes = host_memory_bytes;
-    return run_tests(invocation, tests);
+    return run_tests(invocation, tests, gpu_alone);
   }
 };
+
+const TestOutcome& outcome_of(const SuiteRun& run, const std::string& test) {
+  for (const TestOutcome& outcome : run.outcomes) {
+    if (outcome.name == test) return outcome;
+  }
+  throw std::out_of_range("no outcome for " + test);
+}
 
 TEST_F(RunTests, CollectsOneOutcomePerTestInOneProcess) {
   const SuiteRun result = run("B.two=fail;C.three=skip", {"A.one", "B.two", "C.three"});
@@ -165,6 +176,58 @@ TEST_F(RunTests, MarksAFailedReferenceRunnerButNotTheStudents) {
   ASSERT_EQ(result.outcomes.size(), 2u);
   EXPECT_TRUE(result.outcomes[0].neighbour_may_have_caused) << result.outcomes[0].message;
   EXPECT_FALSE(result.outcomes[1].neighbour_may_have_caused) << result.outcomes[1].message;
+}
+
+// One harness for the correctness tests and the timed cases: it waits before the first timed case
+// until the hook (labgrade taking the GPU alone) returns, however long that takes, and the time-out
+// between two results does not count the wait.
+TEST_F(RunTests, TimedCasesWaitInTheSameProcessUntilTheGpuAloneHookReturns) {
+  int calls = 0;
+  const SuiteRun result = run("", {"A.one", "Performance.x", "Performance.y"}, 0.5, 0, {}, [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  });
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(result.processes, 1);
+  for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Passed) << outcome.name;
+  EXPECT_EQ(outcome_of(result, "A.one").message, "");
+  EXPECT_EQ(outcome_of(result, "Performance.x").message, "alone after an answer");
+  EXPECT_EQ(outcome_of(result, "Performance.y").message, "");
+}
+
+// A harness that crashed in a timed case: the next one asks again before its first timed case
+// (the hook returns at once when the GPU is already held alone).
+TEST_F(RunTests, AHarnessStartedAfterACrashAsksForTheGpuAloneAgain) {
+  int calls = 0;
+  const SuiteRun result =
+      run("Performance.x=segv", {"A.one", "Performance.x", "Performance.y"}, 5, 0, {}, [&] { ++calls; });
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(result.processes, 2);
+  EXPECT_EQ(outcome_of(result, "Performance.x").status, TestStatus::Crashed);
+  EXPECT_EQ(outcome_of(result, "Performance.y").status, TestStatus::Passed);
+  EXPECT_EQ(outcome_of(result, "Performance.y").message, "alone after an answer");
+}
+
+// An answer to a harness that is gone fails quietly: labgrade is not ended by SIGPIPE, and the
+// tests the harness never started are charged as before.
+TEST_F(RunTests, AnAnswerToAHarnessThatExitedDoesNotEndLabgrade) {
+  int calls = 0;
+  const SuiteRun result = run("", {"A.one", "Performance.x"}, 5, 0, {{"FAKE_EXIT_AFTER_GPU_ALONE", "1"}}, [&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the harness is gone by now
+  });
+  EXPECT_GE(calls, 1);
+  EXPECT_EQ(outcome_of(result, "A.one").status, TestStatus::Passed);
+  EXPECT_EQ(outcome_of(result, "Performance.x").status, TestStatus::Crashed);
+  EXPECT_NE(outcome_of(result, "Performance.x").message.find("exited with code 3"), std::string::npos)
+      << outcome_of(result, "Performance.x").message;
+}
+
+// Without a hook the harness is given no answering pipe, and does not wait.
+TEST_F(RunTests, WithoutAGpuAloneHookTheHarnessDoesNotWait) {
+  const SuiteRun result = run("", {"A.one", "Performance.x"});
+  EXPECT_EQ(outcome_of(result, "Performance.x").status, TestStatus::Passed);
+  EXPECT_EQ(outcome_of(result, "Performance.x").message, "");
 }
 
 TEST_F(RunTests, EveryTestCrashingStillEnds) {

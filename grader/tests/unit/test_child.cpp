@@ -32,6 +32,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -205,7 +206,22 @@ int fake_harness(const std::string& argument) {
                       : R"({"event":"environment","cuda_device":false,"reason":"no CUDA device: hidden"})");
   const std::vector<std::string> tests = split(argument.substr(prefix.size()), ':');
   FakeToolLogs tool_logs;
+  // CUDALABS_GPU_ALONE_FD: before its first Performance.* test, the harness sends gpu_alone and
+  // waits for labgrade's answer, as the real listener does; that test's end message then says
+  // "alone after an answer" when an answer came, "alone after the pipe closed" when none did.
+// FAKE_EXIT_AFTER_GPU_ALONE: it exits right after sending gpu_alone.
+  const char* gpu_alone_text = std::getenv("CUDALABS_GPU_ALONE_FD");
+  int gpu_alone_fd = gpu_alone_text ? std::atoi(gpu_alone_text) : -1;
+  std::string gpu_alone_note;
   for (const auto& test : tests) {
+    if (gpu_alone_fd >= 0 && test.rfind("Performance.", 0) == 0) {
+      write_result(R"({"event":"gpu_alone","test":")" + test + R"("})");
+      if (std::getenv("FAKE_EXIT_AFTER_GPU_ALONE")) std::_Exit(3);  // before labgrade answers
+      char answer = 0;
+      gpu_alone_note = ::read(gpu_alone_fd, &answer, 1) == 1 ? "alone after an answer" : "alone after the pipe closed";
+      ::close(gpu_alone_fd);
+      gpu_alone_fd = -1;
+    }
     write_result(R"({"event":"start","test":")" + test + R"("})");
     tool_logs.test(test);
     const std::string action = !device ? "skip" : script.count(test) ? script[test] : "pass";
@@ -277,8 +293,8 @@ int fake_harness(const std::string& argument) {
       return 87;
     }
     const std::string status = action == "fail" ? "failed" : action == "skip" ? "skipped" : "passed";
-    write_result(R"({"event":"end","test":")" + test + R"(","status":")" + status +
-                 R"(","ms":1.5,"message":")" + (action == "fail" ? "expected 1, got 2" : "") + R"("})");
+    write_result(R"({"event":"end","test":")" + test + R"(","status":")" + status + R"(","ms":1.5,"message":")" +
+                 (action == "fail" ? "expected 1, got 2" : std::exchange(gpu_alone_note, "")) + R"("})");
   }
   write_result(R"({"event":"done"})");
   return 0;

@@ -33,6 +33,15 @@ struct TestStart {
   std::string test;  // Suite.Name
 };
 
+// Sent before the first timed case starts, when labgrade gave the harness a way to answer
+// (CUDALABS_GPU_ALONE_FD, cudalabs/result_stream.hpp): the harness then waits for labgrade to
+// hold the GPU alone. So one harness runs the correctness tests with the GPU shared and the timed
+// cases alone, instead of a second harness (and its runners' CUDA starts) for the timed cases.
+struct GpuAloneWanted {
+  static constexpr const char* kName = "gpu_alone";
+  std::string test;  // the timed case about to start
+};
+
 struct TestEnd {
   static constexpr const char* kName = "end";
   std::string test;
@@ -154,6 +163,8 @@ void to_json(nlohmann::json& json, const Environment& event);
 void from_json(const nlohmann::json& json, Environment& event);
 void to_json(nlohmann::json& json, const TestStart& event);
 void from_json(const nlohmann::json& json, TestStart& event);
+void to_json(nlohmann::json& json, const GpuAloneWanted& event);
+void from_json(const nlohmann::json& json, GpuAloneWanted& event);
 void to_json(nlohmann::json& json, const TestEnd& event);
 void from_json(const nlohmann::json& json, TestEnd& event);
 void to_json(nlohmann::json& json, const ContextLost& event);

@@ -106,8 +106,15 @@ function(cudalabs_add_lab lab_id)
       message(FATAL_ERROR "lab ${lab_id}: ${calls} is missing; it lists the lab's API for the judge and its runners "
                           "(see grader/suites/01_vector_add/lab_calls.def)")
     endif()
+    # The timed cases (<name>_performance_test.cu) last: GoogleTest runs tests in the order they
+    # were registered, the order of these sources, and a grade's one judge runs its correctness
+    # tests with the GPU shared, then waits for it alone before its first timed case
+    # (grader/src/session/stages.cpp): a correctness test after that would run alone too.
+    set(timed_sources ${suite_sources})
+    list(FILTER timed_sources INCLUDE REGEX "_performance_test\\.cu$")
+    list(FILTER suite_sources EXCLUDE REGEX "_performance_test\\.cu$")
     _cudalabs_harness_executable(lab_${lab_id}_grade ${lab_id} "${output_dir}"
-      ${selfcheck_sources} ${suite_sources} "${PROJECT_SOURCE_DIR}/common/src/remote/lab_thunks.cpp")
+      ${selfcheck_sources} ${suite_sources} ${timed_sources} "${PROJECT_SOURCE_DIR}/common/src/remote/lab_thunks.cpp")
     target_compile_definitions(lab_${lab_id}_grade PRIVATE CUDALABS_LAB_ID="${lab_id}" CUDALABS_LAB_CALLS="${calls}")
     set_property(TARGET lab_${lab_id}_grade APPEND PROPERTY OBJECT_DEPENDS "${calls}")
 

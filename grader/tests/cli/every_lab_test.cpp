@@ -26,6 +26,9 @@
 #include <nlohmann/json.hpp>
 
 #include "labgrade_runner.hpp"
+#include "sandbox/child_process.hpp"
+#include "run/suite_runner.hpp"
+#include "build/build_recipe.hpp"
 
 namespace labgrade {
 namespace {
@@ -117,6 +120,38 @@ TEST_P(EveryLab, UntouchedSkeletonScoresZeroAndNamesTheTodo) {
     EXPECT_CONTAINS(test["message"].get<std::string>(), "TODO(student)");
   }
 }
+
+// A grade's one judge waits for the GPU alone before its first timed case, and GoogleTest runs
+// tests in registration order: a correctness test listed after a timed case would run with the
+// GPU held alone, keeping every other grade's correctness tests waiting (and a hang there, all of
+// them for the test timeout). No GPU needed: the judge only lists its tests.
+class EveryJudge : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryJudge, ListsItsTimedCasesAfterItsCorrectnessTests) {
+  const std::string lab = GetParam();
+  const BuildRecipe recipe = load_build_recipe(std::string(CUDALABS_BINARY_DIR) + "/cudalabs/labs/" + lab + ".json");
+  if (recipe.grade_harness.empty()) GTEST_SKIP() << "no hidden suite for " << lab << " in this tree";
+  ProcessSpec spec;
+  spec.argv = {recipe.grade_harness, "--gtest_list_tests"};
+  const ProcessResult listing = run_process(spec);
+  ASSERT_TRUE(listing.succeeded()) << listing.output;
+  const std::vector<std::string> tests = parse_test_listing(listing.output);
+  const auto in_suite = [](const std::string& test, const char* suite) { return test.rfind(suite, 0) == 0; };
+  std::size_t first_timed = tests.size(), last_correctness = 0;
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    if (in_suite(tests[i], "Performance.")) {
+      first_timed = std::min(first_timed, i);
+    } else if (!in_suite(tests[i], "Preview.")) {  // previews run only in a self-check, after its tests
+      last_correctness = i;
+    }
+  }
+  ASSERT_LT(first_timed, tests.size()) << lab << " has no timed case";
+  EXPECT_LT(last_correctness, first_timed) << lab << ": " << tests[last_correctness] << " comes after "
+                                           << tests[first_timed];
+}
+
+INSTANTIATE_TEST_SUITE_P(Labs, EveryJudge, ::testing::ValuesIn(lab_ids()),
+                         [](const auto& info) { return "lab" + info.param; });
 
 INSTANTIATE_TEST_SUITE_P(Labs, EveryLab, ::testing::ValuesIn(lab_ids()),
                          [](const auto& info) { return "lab" + info.param; });

@@ -184,6 +184,7 @@ constexpr const char* kAfterReference = "right after the reference's call";
 // One round's four checks, as the engine makes them.
 void feed_round(BusyDeviceRule& rule, double before_student, double student_after, double before_reference,
                 double reference_after) {
+  rule.begin_round();
   rule.check(before_student, kBeforeYours);
   rule.check(student_after, kAfterReturn);
   rule.check(before_reference, kBeforeReference);
@@ -202,7 +203,7 @@ TEST(BusyDeviceRule, AnHonestCallsRareSlowChecksAreNotCharged) {
     feed_round(rule, before_student[round], student[round], before_reference[round], reference[round]);
     EXPECT_EQ(rule.verdict(round + 1, false), "") << "round " << round + 1;
   }
-  EXPECT_EQ(rule.busy_samples(), 1) << "only the 123 us check, 78 us beyond the reference's median";
+  EXPECT_EQ(rule.busy_rounds(), 1) << "only the 123 us check, 78 us beyond the reference's median";
   EXPECT_EQ(rule.verdict(10, true), "");
   EXPECT_FALSE(rule.pending(10));
 }
@@ -215,7 +216,7 @@ TEST(BusyDeviceRule, WorkLeftRunningAfterTheCallFailsTheCase) {
   }
   feed_round(rule, 0.04, 0.165, 0.04, 0.045);
   const std::string verdict = rule.verdict(8, false);
-  EXPECT_NE(verdict.find("work was still running on the GPU after your call had returned (8 times in 8 rounds"),
+  EXPECT_NE(verdict.find("work was still running on the GPU after your call had returned (in 8 of 8 rounds"),
             std::string::npos)
       << verdict;
   EXPECT_NE(verdict.find("0.120 ms longer to go idle than after the reference's calls"), std::string::npos) << verdict;
@@ -226,7 +227,7 @@ TEST(BusyDeviceRule, WorkThatLandsInTheReferencesSampleIsCharged) {
   // Launched late (from a thread of the student's runner), so that it runs while the reference is
   // timed: clean checks around the student's calls, slow ones around the reference's.
   for (int round = 0; round < 8; ++round) feed_round(rule, 0.012, 0.011, 0.3, 0.3);
-  EXPECT_EQ(rule.busy_samples(), 16) << "both checks around the reference's calls, every round";
+  EXPECT_EQ(rule.busy_rounds(), 8) << "both checks around the reference's calls, every round";
   EXPECT_NE(rule.verdict(8, false).find("right after the reference's call"), std::string::npos)
       << rule.verdict(8, false);
 }
@@ -234,16 +235,16 @@ TEST(BusyDeviceRule, WorkThatLandsInTheReferencesSampleIsCharged) {
 TEST(BusyDeviceRule, WorkThatSlowsEveryCheckCannotRaiseTheBaselinePastAnHonestCheck) {
   BusyDeviceRule rule;
   for (int round = 0; round < 8; ++round) feed_round(rule, 0.4, 0.4, 0.4, 0.4);
-  EXPECT_EQ(rule.busy_samples(), 32) << "every check, 0.3 ms beyond the ceiling";
+  EXPECT_EQ(rule.busy_rounds(), 8) << "every check, 0.3 ms beyond the ceiling";
   EXPECT_NE(rule.verdict(8, false), "");
 }
 
 TEST(BusyDeviceRule, OneSlowReferenceCheckDoesNotHideTheStudentsWork) {
   BusyDeviceRule rule;
   for (int round = 0; round < 10; ++round) feed_round(rule, 0.02, 0.12, 0.02, round == 0 ? 0.1 : 0.02);
-  EXPECT_EQ(rule.busy_samples(), 11)
-      << "the student's ten against the median of 0.02 ms, and the slow check itself (only the student's runner "
-         "can have slowed it)";
+  EXPECT_EQ(rule.busy_rounds(), 10)
+      << "the student's ten against the median of 0.02 ms (the slow check itself, which only the student's runner can "
+         "have slowed, is in the first of them)";
   EXPECT_NE(rule.verdict(10, true), "");
 }
 
@@ -261,9 +262,44 @@ TEST(BusyDeviceRule, AFewStrikesArePendingUntilMoreRoundsDilute) {
 TEST(BusyDeviceRule, ChecksBeforeACallAreNamedAsSuch) {
   BusyDeviceRule rule;
   rule.check(0.05, kBeforeYours);  // at the limit, with no baseline yet: not above it
-  EXPECT_EQ(rule.busy_samples(), 0);
-  for (int i = 0; i < 3; ++i) rule.check(0.4, kBeforeYours);
+  EXPECT_EQ(rule.busy_rounds(), 0);
+  for (int i = 0; i < 3; ++i) {
+    rule.begin_round();
+    rule.check(0.4, kBeforeYours);
+  }
   EXPECT_EQ(rule.verdict(5, false), "") << "not before the 8th round";
-  EXPECT_NE(rule.verdict(5, true).find("before your call started (3 times in 5 rounds"), std::string::npos)
+  EXPECT_NE(rule.verdict(5, true).find("before your call started (in 3 of 5 rounds"), std::string::npos)
       << rule.verdict(5, true);
+}
+
+TEST(BusyDeviceRule, SlowChecksOfOneRoundCountOnce) {
+  BusyDeviceRule rule;
+  // Three of one round's four checks slow (a hiccup of the machine around one round), nine
+  // clean rounds: one round counted, not three checks, so no strike rule is near.
+  feed_round(rule, 0.2, 0.2, 0.2, 0.04);
+  for (int round = 1; round < 10; ++round) feed_round(rule, 0.04, 0.04, 0.04, 0.04);
+  EXPECT_EQ(rule.busy_rounds(), 1);
+  EXPECT_FALSE(rule.pending(10));
+  EXPECT_EQ(rule.verdict(10, true), "");
+}
+
+TEST(BusyDeviceRule, ADiscardedRoundsChecksDoNotCount) {
+  BusyDeviceRule rule;
+  // Rounds the machine's load disturbed are measured again and their checks forgotten: twelve
+  // kept rounds, clean, after three disturbed ones whose checks were slow.
+  for (int round = 0; round < 3; ++round) {
+    feed_round(rule, 0.3, 0.3, 0.04, 0.04);
+    rule.discard_round();
+  }
+  for (int round = 0; round < 12; ++round) feed_round(rule, 0.04, 0.04, 0.04, 0.04);
+  EXPECT_EQ(rule.busy_rounds(), 0);
+  EXPECT_EQ(rule.verdict(12, true), "");
+  // Work left running in every kept round still fails the case.
+  BusyDeviceRule lingering;
+  for (int round = 0; round < 8; ++round) feed_round(lingering, 0.04, 0.2, 0.04, 0.04);
+  lingering.begin_round();
+  lingering.check(0.04, kBeforeYours);
+  lingering.discard_round();
+  EXPECT_EQ(lingering.busy_rounds(), 8);
+  EXPECT_NE(lingering.verdict(8, false), "");
 }

@@ -618,6 +618,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     double student_ms = 0;
     double solution_ms = 0;
     sampler.begin_round();
+    busy.begin_round();
     // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
@@ -638,10 +639,11 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
       if (!result.integrity_failure.empty()) break;
       student_side();
     }
-    if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(round + 1, false);
     if (!result.integrity_failure.empty()) break;
     if (sampler.round_wait().disturbed()) {
-      // Checked like any other round, but its times are the machine's load: measured again.
+      // Checked like any other round, but its times (and its idle checks' times) are the
+      // machine's load: measured again.
+      busy.discard_round();
       ++result.disturbed_rounds;
       result.max_cpu_wait_ms = std::max(result.max_cpu_wait_ms, sampler.round_wait().longest_trusted_us() / 1e3);
       const bool giving_up = result.disturbed_rounds >= kDisturbedRoundsBeforeGivingUp &&
@@ -653,12 +655,14 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     solution.push_back(solution_ms);
     ratio.push_back(std::max(student_ms, kEventResolutionMs) / std::max(solution_ms, kEventResolutionMs));
     result.ratio = summarize(ratio, policy.confidence);
+    result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), false);
+    if (!result.integrity_failure.empty()) break;
     const SampleSummary student_so_far =
         policy.settled ? summarize(student, policy.confidence) : SampleSummary{};  // only asked for then
     const PairedStop decision = paired_stop(student_so_far, result.ratio, seconds_since(started), policy);
     result.target_met = decision.target_met;
     result.settled = decision.settled;
-    if (decision.stop && (decision.budget_spent || !busy.pending(round + 1))) break;
+    if (decision.stop && (decision.budget_spent || !busy.pending(static_cast<int>(ratio.size())))) break;
   }
   if (result.integrity_failure.empty()) result.integrity_failure = busy.verdict(static_cast<int>(ratio.size()), true);
   const int kept = static_cast<int>(ratio.size());
@@ -673,7 +677,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     result.machine_busy = text;
   }
   if (!result.machine_busy.empty()) result.target_met = result.settled = false;
-  result.samples_with_outstanding_work = busy.busy_samples();
+  result.samples_with_outstanding_work = busy.busy_rounds();
   result.max_outstanding_ms = busy.max_busy_ms();
   if (!result.integrity_failure.empty()) result.target_met = result.settled = false;
   result.rounds = static_cast<int>(ratio.size());

@@ -145,7 +145,7 @@ struct PairedResult {
   // the GPU after the stream you were given finished ...".
   std::string integrity_failure;
   int verified_samples = 0;              // student samples whose output was checked (all of them)
-  int samples_with_outstanding_work = 0; // student samples after which the device was not idle
+  int samples_with_outstanding_work = 0; // rounds with a device-idle check that found work running
   double max_outstanding_ms = 0;         // longest such wait beyond the reference's (see below)
   // In a judge: rounds measured again because a timed window waited for a CPU (other processes'
   // work on the cores of the judge or a runner: /proc/.../schedstat), and the longest such wait.

@@ -100,7 +100,8 @@ std::vector<std::string> nvcc_base(const BuildRecipe& recipe) {
 }  // namespace
 
 std::vector<std::string> student_compile_command(const BuildRecipe& recipe, const std::filesystem::path& source,
-                                                 const std::filesystem::path& object) {
+                                                 const std::filesystem::path& object,
+                                                 const std::filesystem::path& device_code_dir) {
   std::vector<std::string> command = nvcc_base(recipe);
   command.push_back("-DLAB_IMPL=student");
   command.push_back("--resource-usage");  // each kernel's registers, shared memory, spills (kernel_resources.hpp)
@@ -108,6 +109,8 @@ std::vector<std::string> student_compile_command(const BuildRecipe& recipe, cons
   // a ratio get the same machine code from the same source.
   command.insert(command.end(), recipe.device_compile_flags.begin(), recipe.device_compile_flags.end());
   for (const auto& dir : recipe.include_dirs) command.push_back("-I" + dir);
+  // The PTX nvcc makes on the way, kept for build/shared_memory_use.hpp (no extra compile).
+  if (!device_code_dir.empty()) command.insert(command.end(), {"--keep", "--keep-dir=" + device_code_dir.string()});
   command.insert(command.end(), {"-c", source.string(), "-o", object.string()});
   return command;
 }

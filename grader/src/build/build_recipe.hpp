@@ -35,8 +35,10 @@ std::vector<std::string> nvcc_architecture_flags(const std::vector<std::string>&
 // The student library is built in two steps, so the forbid: rules can look at what the student's
 // own object code calls, not at what the toolchain links in beside it (some toolchains link parts
 // of libstdc++ statically into a shared library, bringing open(), ioctl() and friends along).
+// `device_code_dir`, when given, keeps nvcc's intermediate files there (the PTX among them).
 std::vector<std::string> student_compile_command(const BuildRecipe& recipe, const std::filesystem::path& source,
-                                                 const std::filesystem::path& object);
+                                                 const std::filesystem::path& object,
+                                                 const std::filesystem::path& device_code_dir = {});
 std::vector<std::string> student_link_command(const BuildRecipe& recipe,
                                               const std::vector<std::filesystem::path>& objects,
                                               const std::filesystem::path& output);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "build/kernel_resources.hpp"
+#include "build/shared_memory_use.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -25,9 +26,12 @@ BuildSummary build_student_library(const BuildRequest& request) {
   fs::create_directories(object_dir);
   std::vector<std::vector<std::string>> commands;
   std::vector<fs::path> objects;
+  std::vector<fs::path> device_code_dirs;  // nvcc's intermediate files, per source
   for (const auto& source : sources) {
     objects.push_back(object_dir / (source.filename().string() + ".o"));
-    commands.push_back(student_compile_command(request.recipe, source, objects.back()));
+    device_code_dirs.push_back(object_dir / (source.filename().string() + ".device"));
+    fs::create_directories(device_code_dirs.back());
+    commands.push_back(student_compile_command(request.recipe, source, objects.back(), device_code_dirs.back()));
   }
   commands.push_back(student_link_command(request.recipe, objects, request.output_dir / request.recipe.student_library));
 
@@ -56,6 +60,9 @@ BuildSummary build_student_library(const BuildRequest& request) {
     }
   }
   for (const auto& object : objects) build.object_files.push_back(object.string());
+  const SharedMemoryUse shared = read_shared_memory_use(sources, device_code_dirs);
+  build.may_use_shared_memory = shared.possible;
+  build.shared_memory_evidence = shared.evidence;
   return build;
 }
 

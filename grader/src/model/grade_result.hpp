@@ -69,6 +69,11 @@ struct BuildSummary {
   std::vector<std::string> object_files;  // the student's compiled objects (what their code calls)
   std::vector<KernelResources> kernels;   // each kernel's registers, shared memory and spills
   std::vector<std::string> unmet_requirements;  // the lab's `kernels:` not met (not scored)
+  // Whether the student's kernels may touch shared memory, from the PTX of each .cu
+  // (build/shared_memory_use.hpp): a sanitizer pass leaves racecheck out when they cannot.
+  // The evidence: where they do, or why it is not known; empty when they cannot.
+  bool may_use_shared_memory = true;
+  std::string shared_memory_evidence;
 };
 
 // A late submission's penalty, from the lab's `late:` policy (batch grades only: they know when

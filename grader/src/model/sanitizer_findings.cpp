@@ -58,7 +58,18 @@ SanitizerFinding parse_sanitizer_output(const std::string& tool, const std::stri
   return finding;
 }
 
+SanitizerFinding not_needed_finding(const std::string& tool, const std::string& why) {
+  SanitizerFinding finding;
+  finding.tool = tool;
+  finding.completed = true;
+  finding.clean = true;
+  finding.not_needed = why;
+  finding.excerpt = why + "\n";
+  return finding;
+}
+
 std::string summarize(const SanitizerFinding& finding) {
+  if (!finding.not_needed.empty()) return finding.tool + ": not needed";
   if (!finding.completed) return finding.tool + ": did not finish";
   if (finding.clean) return finding.tool + ": clean";
   return fmt::format("{}: {} error{}", finding.tool, finding.errors, finding.errors == 1 ? "" : "s");

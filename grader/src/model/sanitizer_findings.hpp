@@ -13,7 +13,13 @@ struct SanitizerFinding {
   int errors = 0;          // from "ERROR SUMMARY: N errors" or racecheck's "(N errors, M warnings)"
   std::string excerpt;     // the first lines of the sanitizer's report, plus its summary line
   double seconds = 0;      // how long the test took under the tool (what the pass costs, test by test)
+  // Why the tool did not run although its verdict is known (it cannot find anything in this
+  // code: racecheck on kernels without shared memory); empty when it ran. Completed and clean.
+  std::string not_needed;
 };
+
+// A tool's clean verdict without a run, and why none was needed.
+SanitizerFinding not_needed_finding(const std::string& tool, const std::string& why);
 
 // Exit code the sanitizer returns when it found errors: distinct from the harness's 86 (context lost).
 inline constexpr int kSanitizerErrorExitCode = 99;

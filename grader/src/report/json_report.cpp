@@ -77,8 +77,10 @@ nlohmann::json report_to_json(const GradeResult& report) {
     if (!test.sanitizer.empty()) {
       nlohmann::json findings = nlohmann::json::array();
       for (const auto& finding : test.sanitizer) {
-        findings.push_back({{"tool", finding.tool}, {"completed", finding.completed}, {"clean", finding.clean},
-                            {"errors", finding.errors}, {"excerpt", finding.excerpt}, {"seconds", finding.seconds}});
+        nlohmann::json item{{"tool", finding.tool}, {"completed", finding.completed}, {"clean", finding.clean},
+                            {"errors", finding.errors}, {"excerpt", finding.excerpt}, {"seconds", finding.seconds}};
+        if (!finding.not_needed.empty()) item["not_needed"] = finding.not_needed;
+        findings.push_back(std::move(item));
       }
       entry["sanitizer"] = std::move(findings);
     }

@@ -53,6 +53,15 @@ void write_sanitizer_section(std::ostream& out, const GradeResult& report, bool 
   if (ran == 0) return;
   out << "\n" << paint("Sanitizer (memcheck, racecheck), each finding with its test:", "1") << "\n";
   out << fmt::format("  {} of {} tests clean\n", clean, ran);
+  // A tool left out for the whole pass (racecheck without shared memory) is said once.
+  std::vector<std::string> said;
+  for (const auto& test : report.tests) {
+    for (const auto& finding : test.sanitizer) {
+      if (finding.not_needed.empty() || std::find(said.begin(), said.end(), finding.tool) != said.end()) continue;
+      said.push_back(finding.tool);
+      out << "  " << finding.tool << ": " << finding.not_needed << "\n";
+    }
+  }
   for (const auto& test : report.tests) {
     for (const auto& finding : test.sanitizer) {
       if (finding.clean) continue;

@@ -300,7 +300,8 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
                                                                           const std::vector<std::string>& tests,
                                                                           StudentCode where,
                                                                           const std::map<std::string, double>& seconds,
-                                                                          const HoldGpu& hold_gpu) {
+                                                                          const HoldGpu& hold_gpu,
+                                                                          const std::vector<std::string>& tools) {
   // Most submissions are clean, and most of a sanitizer run's time is the tool's start and its
   // instrumentation of the code it loads (1-7 s a test, against milliseconds of work). So the
   // first round runs each shard's tests under one tool start (in a grade: one student runner
@@ -317,10 +318,25 @@ std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const Ha
     PassUnderWay() { ++passes_running; }
     ~PassUnderWay() { --passes_running; }
   } under_way;
-  const std::vector<std::size_t> per_tool =
-      shards_per_tool(passes_running.load(), sanitizer_runs_at_once(), kSanitizerToolWeights);
-  std::vector<Shard> first;
+  // The tools that run (of kSanitizerTools, by index), and each one's shards.
+  std::vector<std::size_t> running;
+  std::vector<unsigned> weights;
   for (std::size_t tool = 0; tool < kSanitizerTools.size(); ++tool) {
+    if (std::find(tools.begin(), tools.end(), kSanitizerTools[tool]) == tools.end()) continue;
+    running.push_back(tool);
+    weights.push_back(kSanitizerToolWeights[tool]);
+  }
+  for (const std::string& tool : tools) {
+    if (std::find(kSanitizerTools.begin(), kSanitizerTools.end(), tool) == kSanitizerTools.end()) {
+      throw std::invalid_argument(fmt::format("run_sanitizer_pass: unknown tool '{}'", tool));
+    }
+  }
+  std::vector<std::size_t> per_tool(kSanitizerTools.size(), 0);
+  if (running.empty()) return {};
+  const std::vector<std::size_t> shards = shards_per_tool(passes_running.load(), sanitizer_runs_at_once(), weights);
+  for (std::size_t j = 0; j < running.size(); ++j) per_tool[running[j]] = shards[j];
+  std::vector<Shard> first;
+  for (const std::size_t tool : running) {
     std::size_t k = 0;
     for (std::vector<std::string>& group : deal_by_cost(tests, per_tool[tool], seconds)) {
       first.push_back(Shard{tool, std::move(group), logs / fmt::format("shard-{}-{}", kSanitizerTools[tool], k++), true});

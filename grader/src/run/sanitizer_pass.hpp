@@ -20,7 +20,9 @@
 
 namespace labgrade {
 
-inline const std::vector<std::string> kSanitizerTools = {"memcheck", "racecheck"};
+inline const std::string kMemcheck = "memcheck";
+inline const std::string kRacecheck = "racecheck";
+inline const std::vector<std::string> kSanitizerTools = {kMemcheck, kRacecheck};
 // Each tool's share of the runs at once, as its cost weighs against the other's: racecheck follows
 // every shared-memory access (over lab 11's tests on the H100: 51 s of tool time to memcheck's 8.4).
 inline const std::vector<unsigned> kSanitizerToolWeights = {1, 3};
@@ -63,13 +65,15 @@ using HoldGpu = std::function<cudalabs::GpuLock()>;
 // for each tool run once it has its run slot, and the lock it returns is held for that run only:
 // another labgrade's grade waiting to time its cases alone (ctest -j4, a second batch) waits for
 // one tool run, not a whole pass (up to 100 s for lab 01's out-of-bounds fixture in a batch).
-// Not given: the caller holds the GPU for the pass.
+// Not given: the caller holds the GPU for the pass. `tools`: those of kSanitizerTools to run
+// (their shards share the runs by their weights); the findings hold only theirs.
 std::map<std::string, std::vector<SanitizerFinding>> run_sanitizer_pass(const HarnessInvocation& normal,
                                                                           const std::filesystem::path& sanitizer,
                                                                           const std::vector<std::string>& tests,
                                                                           StudentCode where,
                                                                           const std::map<std::string, double>& seconds = {},
-                                                                          const HoldGpu& hold_gpu = {});
+                                                                          const HoldGpu& hold_gpu = {},
+                                                                          const std::vector<std::string>& tools = kSanitizerTools);
 
 // Attaches the findings to `tests`. With `required`, a test with a sanitizer error earns 0 and
 // fails with the finding as its reason; otherwise the findings are only reported. A run that did

@@ -392,10 +392,25 @@ void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
     const auto outcome = std::find_if(outcomes.begin(), outcomes.end(), [&](const TestOutcome& o) { return o.name == test; });
     (outcome != outcomes.end() && outcome->status == TestStatus::TimedOut ? timed_out : correctness).push_back(test);
   }
+  // racecheck finds hazards in shared memory only: code that never touches it is clean for it
+  // without a run. Not inferred where the findings cost points (sanitizer.required): there the
+  // tool runs whatever the PTX says (build/shared_memory_use.hpp says what it cannot see).
+  const BuildSummary& build = session.result.build;
+  std::vector<std::string> tools = kSanitizerTools;
+  const bool racecheck_needed = build.may_use_shared_memory || session.lab.sanitizer.required;
+  if (!racecheck_needed) tools.erase(std::find(tools.begin(), tools.end(), kRacecheck));
   const SessionClock::time_point started = SessionClock::now();
   session.sanitizer_findings =
       run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
-                         session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds, hold_gpu);
+                         session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds, hold_gpu,
+                         tools);
+  if (!racecheck_needed) {
+    for (const std::string& test : correctness) {
+      session.sanitizer_findings[test].push_back(not_needed_finding(
+          kRacecheck, "not run: racecheck looks for races in shared memory, and your kernels never use it (no "
+                      "shared-memory access in the PTX of your .cu files)"));
+    }
+  }
   for (const std::string& test : timed_out) {
     for (const std::string& tool : kSanitizerTools) {
       SanitizerFinding finding;

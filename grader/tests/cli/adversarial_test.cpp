@@ -361,6 +361,12 @@ TEST(Adversarial, AMissingSyncthreadsIsARaceUnderRacecheck) {
   EXPECT_CONTAINS(findings_of(run.report, "VectorAdd.", "racecheck"), "hazard");
   EXPECT_EQ(findings_of(run.report, "Saxpy.", "racecheck"), "");  // saxpy has no shared memory
   EXPECT_CONTAINS(run.process.output, "Sanitizer (memcheck, racecheck)");
+  // Its kernel has a shared array, so racecheck ran for every test (none is "not needed").
+  for (const auto& test : run.report["tests"]) {
+    for (const auto& finding : test.value("sanitizer", nlohmann::json::array())) {
+      EXPECT_FALSE(finding.contains("not_needed")) << test["name"] << " " << finding["tool"];
+    }
+  }
   // 01_vector_add does not require a clean run: findings are reported, points unchanged.
   EXPECT_EQ(test_named(run.report, "Saxpy.LargePrime")["status"], "passed");
 }
@@ -387,8 +393,19 @@ TEST(Adversarial, AnOutOfBoundsWriteIsNamedByMemcheck) {
       EXPECT_EQ(findings_of(run.report, name, "memcheck").find("Invalid __global__ write") != std::string::npos,
                 writes_out_of_bounds)
           << name << ": " << findings_of(run.report, name, "memcheck");
+      // No shared memory in its kernels: racecheck, which finds races there only, did not run,
+      // and each test says so in a clean finding.
+      int racecheck = 0;
+      for (const auto& finding : test["sanitizer"]) {
+        if (finding["tool"] != "racecheck") continue;
+        ++racecheck;
+        EXPECT_TRUE(finding["clean"].get<bool>()) << name;
+        EXPECT_CONTAINS(finding.value("not_needed", std::string()), "your kernels never use it");
+      }
+      EXPECT_EQ(racecheck, 1) << name;
     }
   }
+  EXPECT_CONTAINS(run.process.output, "racecheck: not run: racecheck looks for races in shared memory");
 }
 
 // A library that starts CUDA as it loads (a static constructor's kernel, writing past an

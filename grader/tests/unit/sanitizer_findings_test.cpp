@@ -87,6 +87,15 @@ TEST(SanitizerFindings, CleanRunAndUnfinishedRun) {
   EXPECT_EQ(summarize(cut), "memcheck: did not finish");
 }
 
+TEST(SanitizerFindings, AToolNotNeededIsCleanAndSaysWhy) {
+  const SanitizerFinding skipped = not_needed_finding("racecheck", "not run: no shared memory");
+  EXPECT_TRUE(skipped.completed);
+  EXPECT_TRUE(skipped.clean);
+  EXPECT_EQ(skipped.errors, 0);
+  EXPECT_EQ(skipped.not_needed, "not run: no shared memory");
+  EXPECT_EQ(summarize(skipped), "racecheck: not needed");
+}
+
 ScoredTest passed(const std::string& name) {
   ScoredTest test;
   test.name = name;

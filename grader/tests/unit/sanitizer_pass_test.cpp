@@ -38,7 +38,8 @@ class SanitizerPass : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  std::map<std::string, std::vector<SanitizerFinding>> pass(std::vector<std::pair<std::string, std::string>> env) {
+  std::map<std::string, std::vector<SanitizerFinding>> pass(std::vector<std::pair<std::string, std::string>> env,
+                                                            const std::vector<std::string>& tools = kSanitizerTools) {
     HarnessInvocation normal;
     normal.harness = LABGRADE_TEST_CHILD;
     normal.working_dir = dir_;
@@ -46,7 +47,8 @@ class SanitizerPass : public ::testing::Test {
     normal.env = std::move(env);
     normal.env.emplace_back("FAKE_TOOL_RUNS", (dir_ / "runs").string());
     // The sanitizer itself never runs here: labgrade hands its words to the judge (the fake).
-    return run_sanitizer_pass(normal, "/nonexistent/compute-sanitizer", kTests, StudentCode::in_runners, {});
+    return run_sanitizer_pass(normal, "/nonexistent/compute-sanitizer", kTests, StudentCode::in_runners, {}, {},
+                              tools);
   }
 
   // The harness processes the pass started, by kind ("spanning" or "per test").
@@ -87,6 +89,19 @@ TEST_F(SanitizerPass, ACompleteShardKeepsEachTestsFindingsWithoutRunningAgain) {
     }
   }
   EXPECT_EQ(runs(), (std::map<std::string, int>{{"spanning", 2}}));  // one run per tool, none again
+}
+
+TEST_F(SanitizerPass, AToolLeftOutStartsNoRunAndHasNoFinding) {
+  // racecheck left out (kernels without shared memory: stages.cpp says why in its own finding).
+  const auto found = pass({{"FAKE_TOOL_REPORTS", "B.two"}}, {kMemcheck});
+  for (const std::string& test : kTests) {
+    ASSERT_EQ(found.at(test).size(), 1u) << test;
+    EXPECT_EQ(found.at(test)[0].tool, kMemcheck);
+    EXPECT_EQ(found.at(test)[0].clean, test != "B.two") << test;
+  }
+  EXPECT_EQ(runs(), (std::map<std::string, int>{{"spanning", 1}}));  // memcheck's run only
+  EXPECT_TRUE(pass({}, {}).empty());                                   // no tool: nothing runs
+  EXPECT_THROW(pass({}, {"initcheck"}), std::invalid_argument);         // not one of the pass's tools
 }
 
 TEST_F(SanitizerPass, ARunnerThatDiesRunsOnlyItsTestAgain) {

@@ -1,4 +1,4 @@
-// A batch's limits on grades in one stage at once (grader/src/session/counting_slots.hpp).
+// A batch's limit on grades running correctness tests at once (grader/src/session/gpu_slots.hpp).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,21 +7,21 @@
 
 #include <gtest/gtest.h>
 
-#include "session/counting_slots.hpp"
+#include "session/gpu_slots.hpp"
 
 namespace {
 
-using labgrade::CountingSlots;
+using labgrade::GpuSlots;
 
 // Sixteen threads, as a batch on a 16-core machine starts, each holding a slot for a while.
 int most_at_once(std::size_t slots) {
-  CountingSlots gpu(slots);
+  GpuSlots gpu(slots);
   std::atomic<int> holding{0};
   std::atomic<int> most{0};
   std::vector<std::thread> threads;
   for (int i = 0; i < 16; ++i) {
     threads.emplace_back([&] {
-      const CountingSlots::Slot slot(gpu);
+      const GpuSlots::Slot slot(gpu);
       const int now = ++holding;
       int seen = most.load();
       while (now > seen && !most.compare_exchange_weak(seen, now)) {
@@ -34,11 +34,11 @@ int most_at_once(std::size_t slots) {
   return most.load();
 }
 
-TEST(CountingSlots, NoMoreGradesTestAtOnceThanThereAreSlots) {
+TEST(GpuSlots, NoMoreGradesTestAtOnceThanThereAreSlots) {
   EXPECT_EQ(most_at_once(4), 4);
   EXPECT_EQ(most_at_once(1), 1);
 }
 
-TEST(CountingSlots, ZeroSlotsMeansOneNotADeadlock) { EXPECT_EQ(most_at_once(0), 1); }
+TEST(GpuSlots, ZeroSlotsMeansOneNotADeadlock) { EXPECT_EQ(most_at_once(0), 1); }
 
 }  // namespace

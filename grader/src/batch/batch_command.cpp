@@ -62,9 +62,9 @@ CLI::App* add_batch_command(CLI::App& app, BatchCommand& command) {
       ->check(CLI::ExistingDirectory);
   batch->add_option("--out,-o", command.out, "Output folder (default: ./<lab>-batch); a second run resumes there")
       ->type_name("DIR");
-  batch->add_option("--jobs,-j", command.jobs, "Submissions graded at once (default: one per CPU core; at most four of "
-                                              "them run correctness tests at a time, and timed cases take the GPU one "
-                                              "at a time)");
+  batch->add_option("--jobs,-j", command.jobs, "Submissions compiled at once (default: one per CPU core; up to four "
+                                              "times as many are under way, at most four of them run correctness "
+                                              "tests at a time, and timed cases take the GPU one at a time)");
   batch->add_flag("--regrade", command.regrade, "Grade every submission again, even those unchanged since their grade");
   batch->add_flag("--sanitize", command.sanitize,
                   "Also run every submission's correctness tests under compute-sanitizer (memcheck, racecheck), "

@@ -28,6 +28,23 @@ namespace labgrade::batch {
 namespace fs = std::filesystem;
 namespace config = cudalabs::config;
 
+namespace {
+
+// Grades under way at once, per compile slot. A grade waiting for the GPU, or in its sanitizer
+// pass (whose tool runs have their own machine-wide limit), holds no compile slot, so the next
+// submissions compile meanwhile and reach the GPU sooner. With one grade per compile slot (as
+// before), a sanitized batch of 20 on the H100's 16 cores started its last four only as the first
+// passes ended: one of them hung for its test's 20 s from 57 s on, while the other grades' first
+// parts were long done (2026-11-27).
+constexpr unsigned kGradesUnderWayPerCompileSlot = 4;
+
+}  // namespace
+
+unsigned grades_under_way(unsigned compile_jobs, std::size_t submissions) {
+  const std::size_t most = std::size_t{std::max(compile_jobs, 1u)} * kGradesUnderWayPerCompileSlot;
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min(most, submissions)));
+}
+
 fs::path database_path(const BatchRequest& request) {
   return request.database.empty() ? request.out / "results.sqlite" : request.database;
 }
@@ -38,8 +55,8 @@ fs::path reports_folder(const fs::path& out, const std::string& student_id) {
 
 namespace {
 
-// Grades running correctness tests at once, whatever --jobs says (more threads still build): see
-// session/gpu_slots.hpp for the H100 figures behind it.
+// Grades running correctness tests at once, whatever --jobs says: see session/counting_slots.hpp
+// for the H100 figures behind it.
 constexpr std::size_t kGradesTestingAtOnce = 4;
 
 void require_known_lab(const CoursePaths& paths, const std::string& lab) {
@@ -285,7 +302,9 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
     GradeInProgress grade;
   };
   std::vector<Waiting> waiting;
-  GpuSlots gpu_slots(kGradesTestingAtOnce);
+  CountingSlots gpu_slots(kGradesTestingAtOnce);
+  const unsigned compile_jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+  CountingSlots compile_slots(compile_jobs);
   std::atomic<std::size_t> next{0};
   const auto first_parts = [&] {
     for (;;) {
@@ -301,6 +320,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
         run.work_dir = make_work_dir(request.lab);
         run.sanitize = request.sanitize;
         run.gpu_slots = &gpu_slots;
+        run.compile_slots = &compile_slots;
         GradeInProgress grade = [&] {
           try {
             return begin_grade(paths, run);
@@ -320,9 +340,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
       });
     }
   };
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency()),
-                                      static_cast<unsigned>(std::max<std::size_t>(jobs.size(), 1))));
+  const unsigned threads = grades_under_way(compile_jobs, jobs.size());
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < threads; ++i) pool.emplace_back(first_parts);
   for (std::thread& thread : pool) thread.join();

@@ -21,7 +21,7 @@ struct BatchRequest {
   std::filesystem::path submissions;  // the folder of submissions
   std::filesystem::path out;          // reports/<student>/, and results.sqlite unless `database` is set
   std::filesystem::path database;     // empty: out/results.sqlite
-  unsigned jobs = 0;                  // grades at once; 0: one per CPU core
+  unsigned jobs = 0;                  // grades compiling at once; 0: one per CPU core
   bool regrade = false;               // grade even what the database already holds for the same files
   bool sanitize = false;              // every grade with its sanitizer pass (a grade made without it is not final)
   std::vector<std::string> only_students;  // grade only these ids (a Slurm task's chunk); empty: all
@@ -34,6 +34,11 @@ struct BatchOutcome {
   std::size_t not_final = 0;    // graded by this run without a final result (no GPU, labgrade error)
   bool interrupted = false;     // `stop` was raised before every submission was graded
 };
+
+// How many grades a batch has under way at once with `compile_jobs` compiling at once (a grade
+// waiting for the GPU or in its sanitizer pass holds no compile slot): four per compile slot, at
+// most one per submission, at least one.
+unsigned grades_under_way(unsigned compile_jobs, std::size_t submissions);
 
 std::filesystem::path database_path(const BatchRequest& request);
 std::filesystem::path reports_folder(const std::filesystem::path& out, const std::string& student_id);

@@ -59,6 +59,8 @@ constexpr Stage kSharedPart[] = {
 // the H100 a sanitized batch of 20 took 240 s with the pass inside the four slots and 253 s
 // outside them: the slots are not what holds it back.
 bool holds_gpu_slot(Stage stage) { return stage == run_correctness_tests; }
+// The stages that keep a CPU core busy: the compiler, and objdump over what it made.
+bool holds_compile_slot(Stage stage) { return stage == build_student_code || stage == list_for_review; }
 
 constexpr Stage kAlonePart[] = {
     run_alone_and_score,      // run/, score/
@@ -208,8 +210,10 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
   fs::create_directories(session.binary_dir);
   fs::create_directories(session.run_dir);
   for (const Stage stage : kSharedPart) {
-    std::optional<GpuSlots::Slot> gpu_slot;
+    std::optional<CountingSlots::Slot> gpu_slot;
     if (request.gpu_slots && holds_gpu_slot(stage)) gpu_slot.emplace(*request.gpu_slots);
+    std::optional<CountingSlots::Slot> compile_slot;
+    if (request.compile_slots && holds_compile_slot(stage)) compile_slot.emplace(*request.compile_slots);
     if (std::optional<Stop> stop = stage(session)) {
       parts.ended = finish(session, *stop);
       break;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/grade_result.hpp"
-#include "session/gpu_slots.hpp"
+#include "session/counting_slots.hpp"
 
 namespace labgrade {
 
@@ -31,8 +31,10 @@ struct RunRequest {
   bool keep_work_dir = false;
   bool sanitize = false;  // also run the correctness tests under compute-sanitizer (see sanitizer_pass.hpp)
   bool profile = false;   // also run the timed cases under Nsight Compute (see profile_pass.hpp)
-  // A batch's limit on grades running correctness tests at once (gpu_slots.hpp); null: none.
-  GpuSlots* gpu_slots = nullptr;
+  // A batch's limits (counting_slots.hpp) on grades running correctness tests at once, and on
+  // grades compiling (or reading their compiled code) at once; null: none.
+  CountingSlots* gpu_slots = nullptr;
+  CountingSlots* compile_slots = nullptr;
 };
 
 // Both throw cudalabs::config::ConfigError for invalid YAML, UsageError for a bad request and

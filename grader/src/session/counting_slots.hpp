@@ -1,0 +1,57 @@
+#pragma once
+// How many grades of one labgrade process may be in one stage at once (a counting semaphore). A
+// batch keeps two: its grades' compilations (one per CPU core, or --jobs), and their correctness
+// tests on the GPU. Each grade brings three or four CUDA contexts (its judge and runners), and the
+// GPU time-slices between contexts: on an H100 a batch of 16 grades at once took 35 s of test time
+// per grade where 4 at once took 5 s (bench/batch_bench.sh 50).
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+
+namespace labgrade {
+
+class CountingSlots {
+ public:
+  explicit CountingSlots(std::size_t slots) : free_(slots == 0 ? 1 : slots) {}
+  CountingSlots(const CountingSlots&) = delete;
+  CountingSlots& operator=(const CountingSlots&) = delete;
+
+  // Holds one slot for its lifetime.
+  class Slot {
+   public:
+    explicit Slot(CountingSlots& slots) : slots_(slots) {
+      std::unique_lock lock(slots_.mutex_);
+      ++slots_.wanted_;
+      slots_.changed_.wait(lock, [&] { return slots_.free_ > 0; });
+      --slots_.free_;
+    }
+    ~Slot() {
+      {
+        std::lock_guard lock(slots_.mutex_);
+        ++slots_.free_;
+        --slots_.wanted_;
+      }
+      slots_.changed_.notify_all();  // a slot's waiter, and wait_until_unwanted's
+    }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+
+   private:
+    CountingSlots& slots_;
+  };
+
+  // Returns once no slot is held or waited for: work of lower priority than the slots' (a batch's
+  // sanitizer runs, beside its correctness tests) goes only where the slots' would not.
+  void wait_until_unwanted() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return wanted_ == 0; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t free_;
+  std::size_t wanted_ = 0;  // slots held or waited for
+};
+
+}  // namespace labgrade

@@ -1,11 +1,11 @@
 #include "build/shared_memory_use.hpp"
 
-#include <fstream>
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "text/whole_file.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
@@ -38,13 +38,6 @@ std::string without_comments(const std::string& ptx) {
     }
   }
   return code;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -88,7 +81,7 @@ SharedMemoryUse read_shared_memory_use(const std::vector<fs::path>& sources, con
       return use;
     }
     for (const fs::path& ptx : ptx_files) {
-      if (std::optional<std::string> found = first_shared_memory_use(read_file(ptx))) {
+      if (std::optional<std::string> found = first_shared_memory_use(read_whole_file(ptx))) {
         use.known = true;
         use.evidence = fmt::format("{}: {}", name, *found);
         return use;

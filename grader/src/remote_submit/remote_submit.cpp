@@ -17,6 +17,7 @@
 #include "model/exit_codes.hpp"
 #include "remote_submit/service_api.hpp"
 #include "stage/submission_error.hpp"
+#include "text/whole_file.hpp"
 
 namespace labgrade {
 namespace fs = std::filesystem;
@@ -49,13 +50,6 @@ std::string read_token(const RemoteSubmitOptions& options) {
                                                       "them)", api::kTokenEnvironment)};
   }
   return token;
-}
-
-std::string file_bytes(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 void save(const fs::path& file, const std::string& content) {
@@ -217,7 +211,7 @@ int submit(const CoursePaths& paths, const SubmitRequest& pack, const RemoteSubm
   } catch (const SubmissionError& error) {
     throw SubmitFailure{kRejectedExitCode, fmt::format("nothing was sent: {}", error.what())};
   }
-  const std::string archive = file_bytes(packed.archive);
+  const std::string archive = read_whole_file(packed.archive);
 
   ServiceClient client(options.server, token);
   const json lab = client.get_json(fmt::format("{}/labs/{}", prefix(), pack.lab));

@@ -35,11 +35,4 @@ std::vector<std::filesystem::path> tool_logs_of_test(const std::filesystem::path
   return files;
 }
 
-std::string read_whole_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace labgrade

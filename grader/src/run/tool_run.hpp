@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "run/suite_runner.hpp"
+#include "text/whole_file.hpp"  // read_whole_file, for the tools' logs
 
 namespace labgrade {
 
@@ -20,8 +21,5 @@ HarnessInvocation with_tool_time(const HarnessInvocation& normal, double factor,
 // runners started; empty when none was written (no runner started in that test).
 std::vector<std::filesystem::path> tool_logs_of_test(const std::filesystem::path& dir, const std::string& test,
                                                      const std::string& extension);
-
-// A whole file as bytes ("" when it cannot be read).
-std::string read_whole_file(const std::filesystem::path& path);
 
 }  // namespace labgrade

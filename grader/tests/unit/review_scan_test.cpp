@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "build/build_recipe.hpp"
+#include "lab_build_recipe.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -50,15 +51,6 @@ std::string compile_host(const std::string& name, const std::string& source) {
   const fs::path object = dir / (name + ".o");
   if (!compiles({"c++", "-std=c++17", "-O2", "-fPIC", "-c", (dir / name).string(), "-o", object.string()})) return "";
   return object.string();
-}
-
-// The trusted build's recipe for `lab` (build/cudalabs/labs/<lab>.json), when it and its nvcc exist.
-std::optional<BuildRecipe> recipe_for(const std::string& lab) {
-  const fs::path file = fs::path(CUDALABS_BINARY_DIR) / "cudalabs" / "labs" / (lab + ".json");
-  if (!fs::exists(file)) return std::nullopt;
-  BuildRecipe recipe = load_build_recipe(file);
-  if (!fs::exists(recipe.nvcc)) return std::nullopt;
-  return recipe;
 }
 
 // `file` compiled exactly as labgrade compiles a student file of `lab`.

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "build/build_recipe.hpp"
+#include "lab_build_recipe.hpp"
 #include "sandbox/child_process.hpp"
 
 namespace labgrade {
@@ -49,14 +50,6 @@ fs::path scratch() {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-std::optional<BuildRecipe> recipe_for(const std::string& lab) {
-  const fs::path file = fs::path(CUDALABS_BINARY_DIR) / "cudalabs" / "labs" / (lab + ".json");
-  if (!fs::exists(file)) return std::nullopt;
-  BuildRecipe recipe = load_build_recipe(file);
-  if (!fs::exists(recipe.nvcc)) return std::nullopt;
-  return recipe;
 }
 
 // Every .cu of `folder` compiled as labgrade compiles a student's (PTX kept), then read.

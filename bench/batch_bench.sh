@@ -15,6 +15,8 @@
 # go to OUT/load.txt, stamped like batch.log: whether the batch is bound by the CPUs, the GPU or
 # neither (a wait), and how many contexts share the GPU meanwhile. Each sequential grade's wall
 # time goes to OUT/sequential/times.txt as it ends, so a run cut short still says how far it got.
+# The batch's timeline follows the figures: when each grade's long stages (build, correctness
+# tests, sanitizer, tests alone) began and ended, from timing.stages of its report.
 #
 #   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
@@ -119,6 +121,21 @@ rows = db.execute("SELECT student_id, status, total, build_seconds, test_seconds
 print(f"submissions per hour (batch): {len(rows) / batch_seconds * 3600:.0f}")
 print(f"batch split, summed over submissions: compile {sum(r[3] for r in rows):.0f} s, tests {sum(r[4] for r in rows):.0f} s,"
       f" whole grades {sum(r[5] for r in rows):.0f} s (they overlap: compilation runs in parallel)")
+# When each grade's long stages ran (timing.stages in its report), in seconds since the batch's
+# first stage began: what a grade waited for, and what ran beside a hang.
+stages = {}
+for student, *_ in rows:
+    path = os.path.join(out, "batch", "reports", student, "report.json")
+    if os.path.exists(path):
+        stages[student] = json.load(open(path))["timing"].get("stages", [])
+starts = [s["started_at"] for each in stages.values() for s in each]
+if starts:
+    origin = min(starts)
+    print("batch timeline (stage start-end, s since the first stage; stages under 0.5 s left out):")
+    for student in sorted(stages):
+        spans = [f"{s['stage']} {s['started_at'] - origin:.1f}-{s['started_at'] - origin + s['seconds']:.1f}"
+                 for s in stages[student] if s["seconds"] >= 0.5]
+        print(f"  {student:28} " + "; ".join(spans))
 if not sequential:
     sys.exit(0)
 differ = 0

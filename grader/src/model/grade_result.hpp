@@ -116,6 +116,14 @@ struct GradeResult {
   // session/stages.cpp; "" when no test ran), e.g. "shared correctness, exclusive timing".
   std::string gpu_sharing;
   double total_seconds = 0;
+  // Each pipeline stage that ran, in order: when it started (Unix time, so a batch's grades line
+  // up) and its seconds, a wait for a batch's compile or GPU slot included.
+  struct StageTime {
+    std::string stage;  // "build", "correctness tests", ...
+    double started_at = 0;
+    double seconds = 0;
+  };
+  std::vector<StageTime> stage_times;
   std::optional<LatePenaltyNote> late;  // set by `labgrade batch` when the lab has a late policy
   // Set when the profile pass was asked for (--profile, or the lab's `profile:`), whether or not
   // it could run (ProfileReport::unavailable says why not).

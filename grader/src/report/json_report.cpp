@@ -86,6 +86,10 @@ nlohmann::json report_to_json(const GradeResult& report) {
     }
     tests.push_back(std::move(entry));
   }
+  nlohmann::json stage_times = nlohmann::json::array();
+  for (const GradeResult::StageTime& stage : report.stage_times) {
+    stage_times.push_back({{"stage", stage.stage}, {"started_at", stage.started_at}, {"seconds", stage.seconds}});
+  }
   nlohmann::json review = nlohmann::json::array();
   for (const ReviewNote& note : report.review) {
     review.push_back({{"construct", note.construct}, {"where", note.where}, {"why", note.why}});
@@ -114,7 +118,7 @@ nlohmann::json report_to_json(const GradeResult& report) {
                       {"test_seconds", report.test_seconds},
                       {"gpu_wait_seconds", report.gpu_wait_seconds}, {"total_seconds", report.total_seconds},
                       {"tests_rerun_alone", report.tests_rerun_alone},
-                      {"gpu_sharing", report.gpu_sharing}}},
+                      {"gpu_sharing", report.gpu_sharing}, {"stages", stage_times}}},
           {"tests", tests}};
   if (report.late) json["late"] = late_to_json(report);  // batch grades of a lab with a late policy
   if (report.profile) json["profile"] = profile_to_json(*report.profile);  // --profile, or the lab's YAML

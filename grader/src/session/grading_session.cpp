@@ -44,15 +44,21 @@ namespace {
 // The pipeline: each stage runs only when every stage before it let the run go on.
 // The first part runs with the GPU shared (or not at all), the second with the GPU alone; a
 // batch runs every grade's first part before any second part (see begin_grade).
-constexpr Stage kSharedPart[] = {
-    stage_student_files,      // stage/
-    check_forbidden_includes, // checks/
-    build_student_code,       // build/
-    check_forbidden_symbols,  // checks/
-    list_for_review,          // checks/
-    load_test_suite,          // run/
-    run_correctness_tests,    // run/
-    run_sanitizer_while_sharing,  // run/
+// A stage and its name in the report's timing.stages.
+struct NamedStage {
+  const char* name;
+  Stage run;
+};
+
+constexpr NamedStage kSharedPart[] = {
+    {"staging", stage_student_files},                  // stage/
+    {"include rules", check_forbidden_includes},       // checks/
+    {"build", build_student_code},                     // build/
+    {"symbol rules", check_forbidden_symbols},         // checks/
+    {"review", list_for_review},                       // checks/
+    {"test listing", load_test_suite},                 // run/
+    {"correctness tests", run_correctness_tests},      // run/
+    {"sanitizer", run_sanitizer_while_sharing},        // run/
 };
 // The shared part's stage whose GPU work RunRequest::gpu_slots limits. Not the sanitizer's pass:
 // it limits its own tool runs (sanitizer_pass.hpp), which spend most of their time on the CPU. On
@@ -62,13 +68,31 @@ bool holds_gpu_slot(Stage stage) { return stage == run_correctness_tests; }
 // The stages that keep a CPU core busy: the compiler, and objdump over what it made.
 bool holds_compile_slot(Stage stage) { return stage == build_student_code || stage == list_for_review; }
 
-constexpr Stage kAlonePart[] = {
-    run_alone_and_score,      // run/, score/
-    apply_sanitizer,          // run/
-    run_profile,              // run/
-    judge_self_check,         // score/
-    judge_timing_fairness,    // score/
+constexpr NamedStage kAlonePart[] = {
+    {"tests alone", run_alone_and_score},              // run/, score/
+    {"sanitizer findings", apply_sanitizer},           // run/
+    {"profile", run_profile},                          // run/
+    {"self-check verdict", judge_self_check},          // score/
+    {"timing fairness", judge_timing_fairness},        // score/
 };
+
+double unix_seconds_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Runs `stage`, holding a slot of `gpu` and of `compile` where given (a batch's limits: the wait
+// for them is part of the stage's time), and records when it started and how long it took.
+std::optional<Stop> run_timed(SessionState& session, const NamedStage& stage, CountingSlots* gpu = nullptr,
+                              CountingSlots* compile = nullptr) {
+  const double started_at = unix_seconds_now();
+  const SessionClock::time_point began = SessionClock::now();
+  std::optional<CountingSlots::Slot> gpu_slot, compile_slot;
+  if (gpu) gpu_slot.emplace(*gpu);
+  if (compile) compile_slot.emplace(*compile);
+  std::optional<Stop> stop = stage.run(session);
+  session.result.stage_times.push_back({stage.name, started_at, seconds_since(began)});
+  return stop;
+}
 
 // The work directory: ours to create and, unless asked to keep it, to delete. An existing
 // non-empty directory is never used, so nothing of the caller's is overwritten.
@@ -209,12 +233,9 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
   session.run_dir = parts.work->path() / "run";
   fs::create_directories(session.binary_dir);
   fs::create_directories(session.run_dir);
-  for (const Stage stage : kSharedPart) {
-    std::optional<CountingSlots::Slot> gpu_slot;
-    if (request.gpu_slots && holds_gpu_slot(stage)) gpu_slot.emplace(*request.gpu_slots);
-    std::optional<CountingSlots::Slot> compile_slot;
-    if (request.compile_slots && holds_compile_slot(stage)) compile_slot.emplace(*request.compile_slots);
-    if (std::optional<Stop> stop = stage(session)) {
+  for (const NamedStage& stage : kSharedPart) {
+    if (std::optional<Stop> stop = run_timed(session, stage, holds_gpu_slot(stage.run) ? request.gpu_slots : nullptr,
+                                             holds_compile_slot(stage.run) ? request.compile_slots : nullptr)) {
       parts.ended = finish(session, *stop);
       break;
     }
@@ -233,8 +254,8 @@ GradeResult finish_grade(GradeInProgress&& grade) {
   const std::unique_ptr<GradeInProgress::Parts> parts = std::move(grade.parts_);  // the work directory goes with it
   if (parts->ended) return *parts->ended;
   SessionState& session = parts->session;
-  for (const Stage stage : kAlonePart) {
-    if (std::optional<Stop> stop = stage(session)) return finish(session, *stop);
+  for (const NamedStage& stage : kAlonePart) {
+    if (std::optional<Stop> stop = run_timed(session, stage)) return finish(session, *stop);
   }
   return finish(session, Stop{RunStatus::Graded, session.graded ? "graded" : "all public tests passed", ""});
 }

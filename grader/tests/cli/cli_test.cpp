@@ -171,6 +171,19 @@ TEST(LabgradeCli, ACompileErrorScoresZeroWithTheCompilersMessage) {
   EXPECT_EQ(run.report["build"]["output"].get<std::string>().find("labgrade-01_vector_add-"), std::string::npos);
   EXPECT_CONTAINS(run.process.output, "Compiler output");
   for (const auto& test : run.report["tests"]) EXPECT_EQ(test["status"], "not run");
+  // The stages that ran, in order, each started at a Unix time no earlier than the one before:
+  // the build was the last (nothing after a failed build runs).
+  std::vector<std::string> stages;
+  double previous = 0;
+  for (const auto& stage : run.report["timing"]["stages"]) {
+    stages.push_back(stage["stage"]);
+    EXPECT_GE(stage["started_at"].get<double>(), previous) << stage;
+    EXPECT_GE(stage["seconds"].get<double>(), 0) << stage;
+    previous = stage["started_at"].get<double>();
+  }
+  EXPECT_EQ(stages, (std::vector<std::string>{"staging", "include rules", "build"}));
+  EXPECT_GT(previous, 1.7e9);  // a Unix time (2023 or later), not a time since some start
+  EXPECT_GE(run.report["timing"]["stages"][2]["seconds"].get<double>(), run.report["build"]["seconds"].get<double>());
 }
 
 // A folder of links to every program on this PATH except unzip and its kin: the GPU machine's PATH.

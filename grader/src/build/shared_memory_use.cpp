@@ -62,6 +62,18 @@ std::optional<std::string> first_shared_memory_use(const std::string& ptx) {
   return std::nullopt;
 }
 
+std::optional<std::string> device_code_loader(const std::vector<std::string>& called) {
+  static const char* const kPrefixes[] = {"cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad", "cuLink",
+                                          "nvrtc",        "nvJitLink",     "nvPTXCompiler",   "cuGetProcAddress",
+                                          "cudaGetDriverEntryPoint",       "dlsym",           "dlvsym"};
+  for (const std::string& symbol : called) {
+    for (const char* prefix : kPrefixes) {
+      if (symbol.rfind(prefix, 0) == 0) return symbol;
+    }
+  }
+  return std::nullopt;
+}
+
 SharedMemoryUse read_shared_memory_use(const std::vector<fs::path>& sources, const std::vector<fs::path>& device_code_dirs) {
   SharedMemoryUse use;
   if (sources.size() != device_code_dirs.size()) {

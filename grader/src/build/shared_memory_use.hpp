@@ -28,6 +28,13 @@ struct SharedMemoryUse {
   std::string evidence;   // where ("reduce.cu: ld.shared.f32 (line 36)"), or why it is not known
 };
 
+// The first function among `called` (the undefined symbols of the student's objects) through
+// which device code that is not in their PTX can run: a module or library loaded from bytes
+// (cuModuleLoadData, cudaLibraryLoadData), compiled at run time (NVRTC, nvJitLink, the driver's
+// linker), or a driver function found without linking it (cudaGetDriverEntryPoint, dlsym). With
+// one, the PTX says nothing about the kernels that run, so racecheck runs.
+std::optional<std::string> device_code_loader(const std::vector<std::string>& called);
+
 // `sources`: the student's compiled source files; `device_code_dirs`: for each, the folder its
 // compile kept its intermediate files in (the same order). Files other than .cu have no device code.
 SharedMemoryUse read_shared_memory_use(const std::vector<std::filesystem::path>& sources,

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "build/shared_memory_use.hpp"
 #include "build/submission_builder.hpp"
 #include "checks/include_scan.hpp"
 #include "checks/kernel_requirements.hpp"
@@ -117,6 +118,11 @@ std::optional<Stop> check_forbidden_symbols(SessionState& session) {
   }
   const std::string compiled = compiled_code(session);
   if (auto stop = stop_for_violations(session, check_symbols(called, session.rules.symbols, compiled))) return stop;
+  // Device code loaded at run time is not in the PTX the build read for shared memory.
+  if (const std::optional<std::string> loader = device_code_loader(called)) {
+    session.result.build.may_use_shared_memory = true;
+    session.result.build.shared_memory_evidence = fmt::format("{} loads device code the PTX does not show", *loader);
+  }
   // Only the lab's API may be defined at global scope, and only it is exported (checks/symbol_scan.hpp).
   std::vector<RuleViolation> definitions;
   for (const auto& object : session.result.build.object_files) {

@@ -41,6 +41,15 @@ TEST(SharedMemoryPtx, CommentsStringsAndLongerNamesAreNoUse) {
   EXPECT_EQ(first_shared_memory_use("/* one\ntwo */\n\tst.shared.u32 [%r1], %r2;"), "st.shared.u32 (line 3)");
 }
 
+TEST(SharedMemoryLoaders, DeviceCodeFromBytesRunTimeCompilationOrAFoundDriverFunctionIsNamed) {
+  EXPECT_EQ(device_code_loader({"cudaMalloc", "cudaLaunchKernel", "cudaGetLastError"}), std::nullopt);
+  EXPECT_EQ(device_code_loader({"cudaFree", "cuModuleLoadData"}), "cuModuleLoadData");
+  EXPECT_EQ(device_code_loader({"cudaLibraryLoadData"}), "cudaLibraryLoadData");
+  EXPECT_EQ(device_code_loader({"nvrtcCompileProgram"}), "nvrtcCompileProgram");
+  EXPECT_EQ(device_code_loader({"cudaGetDriverEntryPointByVersion"}), "cudaGetDriverEntryPointByVersion");
+  EXPECT_EQ(device_code_loader({"dlsym"}), "dlsym");
+}
+
 // ---- compiled code --------------------------------------------------------------------------
 
 fs::path scratch() {

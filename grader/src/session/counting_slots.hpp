@@ -21,17 +21,17 @@ class CountingSlots {
    public:
     explicit Slot(CountingSlots& slots) : slots_(slots) {
       std::unique_lock lock(slots_.mutex_);
-      ++slots_.wanted_;
+      ++slots_.waiting_;
       slots_.changed_.wait(lock, [&] { return slots_.free_ > 0; });
+      --slots_.waiting_;
       --slots_.free_;
     }
     ~Slot() {
       {
         std::lock_guard lock(slots_.mutex_);
         ++slots_.free_;
-        --slots_.wanted_;
       }
-      slots_.changed_.notify_all();  // a slot's waiter, and wait_until_unwanted's
+      slots_.changed_.notify_all();  // a slot's waiter, and wait_until_none_waiting's
     }
     Slot(const Slot&) = delete;
     Slot& operator=(const Slot&) = delete;
@@ -40,18 +40,19 @@ class CountingSlots {
     CountingSlots& slots_;
   };
 
-  // Returns once no slot is held or waited for: work of lower priority than the slots' (a batch's
-  // sanitizer runs, beside its correctness tests) goes only where the slots' would not.
-  void wait_until_unwanted() {
+  // Returns once no one waits for a slot: work of lower priority than the slots' (a batch's
+  // sanitizer runs, beside its correctness tests) never keeps a waiting grade from its slot, but
+  // goes beside the slots' holders (a hanging submission's 20 s among them).
+  void wait_until_none_waiting() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return wanted_ == 0; });
+    changed_.wait(lock, [&] { return waiting_ == 0; });
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t free_;
-  std::size_t wanted_ = 0;  // slots held or waited for
+  std::size_t waiting_ = 0;  // threads waiting for a slot
 };
 
 }  // namespace labgrade

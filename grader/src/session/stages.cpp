@@ -431,9 +431,9 @@ void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
 
 // The GPU shared for each tool run, not for the whole pass: another labgrade's grade waiting to
 // time its cases alone (its exclusive lock lets no new shared taker in) then waits for one tool run.
-// In a batch, a tool run also waits while any grade runs or waits to run its correctness tests:
-// they come first, so every grade's correctness run (a hang among them) is over early and the
-// tool runs, mostly CPU work, fill the time after. Sanitizer runs beside correctness runs had put
+// In a batch, a tool run also waits while any grade waits to run its correctness tests: they come
+// first, so every grade's correctness run (a hang among them) starts early, and the tool runs,
+// mostly CPU work, go beside the last of them and the hangs. Sanitizer runs beside correctness runs had put
 // 20-29 contexts on the GPU and slowed them: on the H100 a sanitized batch of 20 reached its
 // second never_returns grade's correctness run only at 57-61 s (2026-11-27).
 HoldGpu gpu_shared_per_tool_run(SessionState& session) {
@@ -441,7 +441,7 @@ HoldGpu gpu_shared_per_tool_run(SessionState& session) {
   std::string holder = fmt::format("labgrade {} {} (sanitizer)", session.result.mode, session.request.lab);
   CountingSlots* correctness = session.request.gpu_slots;
   return [holder = std::move(holder), correctness] {
-    if (correctness) correctness->wait_until_unwanted();
+    if (correctness) correctness->wait_until_none_waiting();
     return cudalabs::GpuLock::acquire(0, holder, cudalabs::GpuAccess::Shared);
   };
 }

@@ -41,8 +41,9 @@ TEST(CountingSlots, NoMoreGradesTestAtOnceThanThereAreSlots) {
 
 TEST(CountingSlots, ZeroSlotsMeansOneNotADeadlock) { EXPECT_EQ(most_at_once(0), 1); }
 
-// A batch's sanitizer runs wait while any grade holds or waits for a correctness slot.
-TEST(CountingSlots, WaitUntilUnwantedWaitsForHoldersAndWaiters) {
+// A batch's sanitizer runs wait while any grade waits for a correctness slot, not while one is
+// only held (a hanging submission holds its slot for its test's whole timeout).
+TEST(CountingSlots, WaitUntilNoneWaitingWaitsForWaitersNotHolders) {
   CountingSlots slots(1);
   std::atomic<bool> waited_out{false};
   std::atomic<bool> second_holding{false};
@@ -50,24 +51,24 @@ TEST(CountingSlots, WaitUntilUnwantedWaitsForHoldersAndWaiters) {
   std::thread low;
   {
     const CountingSlots::Slot first(slots);
+    slots.wait_until_none_waiting();  // held, but no one waits: returns at once
     second = std::thread([&] {
       const CountingSlots::Slot slot(slots);  // waits for `first`
       second_holding = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       second_holding = false;
     });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // `second` waits now
     low = std::thread([&] {
-      slots.wait_until_unwanted();
+      slots.wait_until_none_waiting();
       waited_out = true;
-      EXPECT_FALSE(second_holding.load());  // not between the first slot and the waiting second
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    EXPECT_FALSE(waited_out.load());  // a slot is held
+    EXPECT_FALSE(waited_out.load());  // `second` still waits
   }
-  second.join();
-  low.join();
+  low.join();  // `second` took the slot, so no one waits
   EXPECT_TRUE(waited_out.load());
-  slots.wait_until_unwanted();  // nothing held or waited for: returns at once
+  second.join();
 }
 
 }  // namespace

@@ -31,8 +31,12 @@ inline const std::vector<unsigned> kSanitizerToolWeights = {1, 3};
 // variable), else one per four hardware threads, between 1 and kDefaultMaxSanitizerRuns. The runs
 // are untimed; each costs mostly the tool's start, and starts contend: on the H100 machine (16
 // threads) the first test of a shard took 1.7 s at 4 runs at once and 5.5 s at 8. Each holds four
-// small CUDA contexts (the harness's judge and its three runners).
-inline constexpr unsigned kDefaultMaxSanitizerRuns = 8;
+// small CUDA contexts (the harness's judge and its three runners), and the driver creates contexts
+// one at a time (bench/probes/cuda_start_probe.cu), so more runs than 4 lose on one GPU however
+// many cores there are: a sanitized batch of 20 took 92.0 s with 4 at once, 103.5 s with 6 and
+// 112.7 s with 8, its CPUs 15-47% busy throughout (H100, 2026-11-27); lab 11's lone grade 33 s
+// with 4, 32 s with 6, 35 s with 8.
+inline constexpr unsigned kDefaultMaxSanitizerRuns = 4;
 unsigned sanitizer_runs_at_once();
 
 // `tests` in `count` groups (fewer when there are fewer tests) of about equal cost, each in the

@@ -60,6 +60,8 @@ void emit_result_event(const std::string& json_object) {
   }
 }
 
+bool will_wait_for_gpu_alone() noexcept { return gpu_alone_fd.load() >= 0; }
+
 void wait_for_gpu_alone(const std::string& test) {
   const int fd = gpu_alone_fd.exchange(-1);
   if (fd < 0) return;

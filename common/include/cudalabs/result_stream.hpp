@@ -100,5 +100,7 @@ bool result_stream_active();
 // (kGpuAloneFdVariable): sends the gpu_alone event for `test` and waits for labgrade's answer (or
 // for the pipe to close). Returns at once in every other case, and on every later call.
 void wait_for_gpu_alone(const std::string& test);
+// Whether wait_for_gpu_alone would wait (labgrade offered, and it was not called yet).
+bool will_wait_for_gpu_alone() noexcept;
 
 }  // namespace cudalabs

@@ -525,6 +525,10 @@ void start_runners_ahead(bool timed_cases_ahead) noexcept {
 
 int student_runner_pid() noexcept { return judge_mode() && judge().student.running() ? judge().student.pid() : -1; }
 
+void end_student_runner() noexcept {
+  if (judge_mode()) judge().student.stop();
+}
+
 std::size_t take_crashed_runner_peak_bytes() noexcept { return std::exchange(judge().crashed_runner_peak_bytes, 0); }
 
 bool take_trusted_runner_failed() noexcept { return std::exchange(judge().trusted_runner_failed, false); }

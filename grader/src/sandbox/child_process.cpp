@@ -229,7 +229,18 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
         const std::string line = pending_line.substr(0, newline);
         pending_line.erase(0, newline + 1);
         if (answer) {
-          const std::string reply = answer(line);
+          std::string reply;
+          try {
+            reply = answer(line);
+          } catch (...) {
+            // An answer that cannot be given ends the child and everything it started, then the
+            // caller hears why: nothing is left running with no one to wait for it.
+            ::kill(-pid, SIGKILL);
+            ::wait4(pid, &status, 0, &usage);
+            LiveRuns::finished(pid);
+            if (spec.end_strays) kill_stray_processes();
+            throw;
+          }
           if (!reply.empty()) send_answer(replies.write_end, reply);
         }
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -62,6 +62,7 @@ struct ProcessResult {
 using LineHandler = std::function<void(const std::string& line)>;
 // Returns what to write back on the reply descriptor ("" for nothing). The clock between two lines
 // starts again once it returns, so an answer that takes time (a lock) is not the child's delay.
+// One that throws ends the child (its whole process group) before run_process rethrows.
 using LineAnswerer = std::function<std::string(const std::string& line)>;
 
 ProcessResult run_process(const ProcessSpec& spec, const LineHandler& on_result_line = {});

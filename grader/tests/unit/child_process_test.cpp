@@ -4,10 +4,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -149,6 +151,28 @@ TEST(ChildProcess, ResultLinesDoNotExtendALimitOnceTheyStop) {
   const ProcessResult result = run_process(spec, [&](const std::string&) { ++lines; });
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(lines, 1);
+}
+
+// An answer labgrade cannot give (say the gpu_alone hook failing to take the GPU lock) ends the
+// child, with all it started, before the error reaches the caller: a harness left running would
+// see its answer pipe close and go on to time its cases without the GPU held for it.
+TEST(ChildProcess, AnAnswerThatThrowsEndsTheChildFirst) {
+  ProcessSpec spec = child({"pid-then-hang"});
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  pid_t child_pid = 0;
+  EXPECT_THROW(run_process(spec, LineAnswerer([&](const std::string& line) -> std::string {
+                 child_pid = static_cast<pid_t>(std::stol(line));
+                 throw std::runtime_error("no answer");
+               })),
+               std::runtime_error);
+  ASSERT_GT(child_pid, 0);
+  const bool alive = ::kill(child_pid, 0) == 0;
+  if (alive) {
+    ::kill(child_pid, SIGKILL);
+    ::waitpid(child_pid, nullptr, 0);
+  }
+  EXPECT_FALSE(alive) << "the child outlived the answer that failed";
 }
 
 // A batch grades in many threads: a descriptor one of them has open when another starts a child

@@ -7,6 +7,7 @@
 //   test_child orphan                 start a grandchild that sleeps forever holding stdout, then exit 0
 //   test_child results <line>...      write each line to the result descriptor, then exit 0
 //   test_child results-then-hang <line>...   the same, then sleep forever
+//   test_child pid-then-hang          write its process id to the result descriptor, then sleep forever
 //   test_child write-file <bytes>     write a file of <bytes> in the working directory, then exit 0
 //   test_child spin                   burn CPU forever
 //   test_child limits                 print the soft resource limits "cpu=.. nofile=.. fsize=.. core=.. as=.. data=.."
@@ -386,6 +387,10 @@ int main(int argc, char** argv) {
   if (mode == "read-secret") {
     std::printf("[%s]", result_token().c_str());
     return 0;
+  }
+  if (mode == "pid-then-hang") {
+    write_raw_result(std::to_string(::getpid()));
+    hang();
   }
   if (mode == "results" || mode == "results-then-hang") {
     for (int i = 2; i < argc; ++i) write_result(argv[i]);

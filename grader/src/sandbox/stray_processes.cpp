@@ -1,6 +1,5 @@
 #include "sandbox/stray_processes.hpp"
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -8,13 +7,11 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <set>
-#include <string>
 #include <vector>
+
+#include "sandbox/process_table.hpp"
 
 namespace labgrade {
 namespace {
@@ -27,40 +24,6 @@ std::mutex& registry_mutex() {
 std::multiset<pid_t>& live_groups() {
   static std::multiset<pid_t> groups;
   return groups;
-}
-
-struct Process {
-  pid_t pid;
-  pid_t parent;
-  pid_t group;
-};
-
-// Every process, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ..."; comm may hold spaces
-// and parentheses, so the fields are read after its last ')').
-std::vector<Process> all_processes() {
-  std::vector<Process> processes;
-  DIR* proc = ::opendir("/proc");
-  if (proc == nullptr) return processes;
-  while (const dirent* entry = ::readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0) continue;
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE* file = std::fopen(path, "r");
-    if (file == nullptr) continue;
-    char text[1024];
-    const std::size_t got = std::fread(text, 1, sizeof text - 1, file);
-    std::fclose(file);
-    text[got] = '\0';
-    const char* after_comm = std::strrchr(text, ')');
-    char state = 0;
-    long parent = 0, group = 0;
-    if (after_comm == nullptr || std::sscanf(after_comm + 1, " %c %ld %ld", &state, &parent, &group) != 3) continue;
-    processes.push_back({static_cast<pid_t>(pid), static_cast<pid_t>(parent), static_cast<pid_t>(group)});
-  }
-  ::closedir(proc);
-  return processes;
 }
 
 }  // namespace
@@ -96,19 +59,13 @@ std::size_t kill_stray_processes() noexcept {
     std::vector<pid_t> strays;
     std::set<pid_t> doomed;
     try {
-      const std::vector<Process> processes = all_processes();
-      for (const Process& process : processes) {
+      const std::vector<ProcessEntry> processes = list_processes();
+      for (const ProcessEntry& process : processes) {
         if (process.parent == self && process.group != own_group && live_groups().count(process.group) == 0) {
           strays.push_back(process.pid);
-          doomed.insert(process.pid);
         }
       }
-      for (bool grew = true; grew;) {  // their descendants, by parent links
-        grew = false;
-        for (const Process& process : processes) {
-          if (doomed.count(process.parent) != 0 && doomed.insert(process.pid).second) grew = true;
-        }
-      }
+      doomed = with_descendants(processes, {strays.begin(), strays.end()});
     } catch (...) {
       return killed;
     }

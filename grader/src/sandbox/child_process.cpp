@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <exception>
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -204,6 +205,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
   std::string pending_line;
   int status = 0;
   bool reaped = false;
+  std::exception_ptr failed_answer;  // what the answerer threw
   char buffer[65536];
   while (!reaped) {
     pollfd fds[2];
@@ -233,26 +235,24 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
           try {
             reply = answer(line);
           } catch (...) {
-            // An answer that cannot be given ends the child and everything it started, then the
-            // caller hears why: nothing is left running with no one to wait for it.
-            ::kill(-pid, SIGKILL);
-            ::wait4(pid, &status, 0, &usage);
-            LiveRuns::finished(pid);
-            if (spec.end_strays) kill_stray_processes();
-            throw;
+            failed_answer = std::current_exception();
+            break;
           }
           if (!reply.empty()) send_answer(replies.write_end, reply);
         }
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(spec.timeout_seconds));
       }
+      if (failed_answer) break;
       // A line this long is not one the harness wrote; do not let it eat our memory.
       if (pending_line.size() > kMaxResultLineBytes) pending_line.clear();
     }
-    if (::wait4(pid, &status, WNOHANG, &usage) == pid) {
+    // An answer that could not be given ends the child as a time-out does, and everything it
+    // started with it (below), before the caller hears why: nothing is left running unsupervised.
+    if (!failed_answer && ::wait4(pid, &status, WNOHANG, &usage) == pid) {
       reaped = true;
-    } else if (Clock::now() > deadline) {
-      result.timed_out = true;
+    } else if (failed_answer || Clock::now() > deadline) {
+      result.timed_out = !failed_answer;
       ::kill(-pid, SIGKILL);
       ::wait4(pid, &status, 0, &usage);
       reaped = true;
@@ -263,6 +263,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
   ::kill(-pid, SIGKILL);
   LiveRuns::finished(pid);
   if (spec.end_strays) kill_stray_processes();
+  if (failed_answer) std::rethrow_exception(failed_answer);
   // Drain what is already buffered, without waiting on descendants that may hold the pipes.
   for (Pipe* pipe : {&output, &results}) {
     if (pipe->read_end < 0) continue;

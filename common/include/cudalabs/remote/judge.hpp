@@ -87,10 +87,10 @@ void start_runners_ahead(bool timed_cases_ahead) noexcept;
 // The student's runner process if one runs (nothing is started), else -1.
 int student_runner_pid() noexcept;
 // Ends the student's runner if one runs; the next call starts a fresh one. Before a judge waits
-// for the GPU alone: while it waits, other grades' cases may be timed (a batch's parked judges, or
-// another student's grade on the same GPU), and a runner left alive could keep work of its own
-// running on the GPU meanwhile (a kernel launched on a stream of its own that never ends), which
-// their busy-device checks would charge to them. A process's GPU work ends with its context.
+// for the GPU alone: while it waits, another grade's cases may be timed on the same GPU, and a
+// runner left alive could keep work of its own running meanwhile (a kernel launched on a stream
+// of its own that never ends), which that grade's busy-device checks would charge to its student.
+// A process's GPU work ends with its context.
 void end_student_runner() noexcept;
 
 // Whether the last student call's work was still running on its runner's streams when the

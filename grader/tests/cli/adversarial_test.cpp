@@ -8,16 +8,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "build/build_recipe.hpp"
 #include "cudalabs/course/lab_config.hpp"
+#include "cudalabs/gpu_lock.hpp"
 #include "labgrade_runner.hpp"
 #include "model/sanitizer_findings.hpp"
+#include "sandbox/process_table.hpp"
 
 namespace labgrade {
 namespace {
@@ -258,6 +265,73 @@ TEST(Adversarial, ExitingMidTestCostsOnlyThatTest) {
 TEST(Adversarial, CallingExitCostsOnlyThatTest) {
   if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
   expect_only_the_exiting_test_charged(grade("calls_exit"));
+}
+
+// This process's descendants, each with the file name of its argv[0] (a runner that is not
+// dumpable still shows its command line).
+std::map<pid_t, std::string> descendants() {
+  std::map<pid_t, std::string> found;
+  for (const pid_t pid : with_descendants(list_processes(), {::getpid()})) {
+    if (pid == ::getpid()) continue;
+    std::ifstream command("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string argv0;
+    if (!std::getline(command, argv0, '\0')) continue;  // gone meanwhile
+    found[pid] = std::filesystem::path(argv0).filename().string();
+  }
+  return found;
+}
+
+bool runs(const std::map<pid_t, std::string>& processes, const std::string& name) {
+  return std::any_of(processes.begin(), processes.end(), [&](const auto& process) { return process.second == name; });
+}
+
+std::string listed(const std::map<pid_t, std::string>& processes) {
+  std::string text;
+  for (const auto& [pid, name] : processes) text += std::to_string(pid) + " " + name + "\n";
+  return text;
+}
+
+// A grade's judge waits for the GPU alone between its correctness tests and its timed cases,
+// while another grade may be timing its own: the judge's device-idle checks charge whatever runs
+// on the GPU to their student, so no process of this student's may be alive then (a runner left
+// running could keep a kernel of its own spinning through the other grade's timed cases). Here
+// this test is that other grade: it takes the GPU alone while the grade's correctness tests run,
+// which it gets only once the grade lets its shared hold go, and its judge, then waiting, must
+// have ended the student's runner.
+TEST(Adversarial, AGradeWaitingForTheGpuAloneLeavesNoStudentProcessRunning) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device";
+  const std::string judge = "lab_01_vector_add_grade";
+  const std::string student_runner = "lab_01_vector_add_student_runner";
+  LabgradeRun run;
+  std::thread grading([&] { run = labgrade({"grade", "01_vector_add", "--submission", course_file("solutions/01_vector_add")}); });
+  // Its correctness tests run once the judge and the student's runner are up (the build first).
+  bool correctness_running = false;
+  for (const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+       !correctness_running && std::chrono::steady_clock::now() < give_up;
+       std::this_thread::sleep_for(std::chrono::milliseconds(5))) {
+    const auto processes = descendants();
+    correctness_running = runs(processes, judge) && runs(processes, student_runner);
+  }
+  if (!correctness_running) {
+    grading.join();
+    FAIL() << "the grade's judge and student runner were never seen running:\n" << run.process.output;
+  }
+  cudalabs::GpuLock alone =
+      cudalabs::GpuLock::acquire(0, "labgrade_cli_tests (AGradeWaitingForTheGpuAlone...)", cudalabs::GpuAccess::Exclusive);
+  const bool held = alone.held();
+  const auto while_it_waits = descendants();
+  alone = cudalabs::GpuLock();
+  grading.join();
+
+  ASSERT_TRUE(held) << "this test could not take the GPU lock";
+  // The judge is still there, so the grade waits for the GPU alone (the only time its judge runs
+  // without its shared hold), and it said so.
+  EXPECT_TRUE(runs(while_it_waits, judge)) << listed(while_it_waits);
+  EXPECT_CONTAINS(run.process.output, "waiting for GPU");
+  EXPECT_FALSE(runs(while_it_waits, student_runner))
+      << "the student's runner was alive while its judge waited for the GPU alone:\n" << listed(while_it_waits);
+  // The grade then went on as usual (machine_busy, exit code 10, when ctest's neighbours loaded the CPUs).
+  EXPECT_TRUE(run.process.exit_code == 0 || run.process.exit_code == 10) << run.process.output;
 }
 
 // Code that hides the GPU from the process it runs in: in a grade that is its runner, which then

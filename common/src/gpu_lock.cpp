@@ -11,6 +11,7 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -48,23 +49,29 @@ void write_holder(int fd, const std::string& holder) {
 
 }  // namespace
 
-GpuLock::GpuLock(GpuLock&& other) noexcept : fd_(other.fd_), uuid_(std::move(other.uuid_)), access_(other.access_) {
-  other.fd_ = -1;
-}
+GpuLock::GpuLock(GpuLock&& other) noexcept { *this = std::move(other); }
 
 GpuLock& GpuLock::operator=(GpuLock&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
+    release();
+    fd_ = std::exchange(other.fd_, -1);
+    intent_fd_ = std::exchange(other.intent_fd_, -1);
+    path_ = std::move(other.path_);
+    gpu_ = std::move(other.gpu_);
     uuid_ = std::move(other.uuid_);
     access_ = other.access_;
-    other.fd_ = -1;
   }
   return *this;
 }
 
-GpuLock::~GpuLock() {
-  if (fd_ >= 0) ::close(fd_);  // the last descriptor of the lock: the kernel releases it
+GpuLock::~GpuLock() { release(); }
+
+// Closing the last descriptor of a lock file releases its flock.
+void GpuLock::release() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  if (intent_fd_ >= 0) ::close(intent_fd_);
+  fd_ = -1;
+  intent_fd_ = -1;
 }
 
 bool GpuLock::query_device(int device, cudaDeviceProp& properties) noexcept {
@@ -136,9 +143,58 @@ GpuLock GpuLock::lock_file(const std::string& path, const std::string& gpu, cons
   }
   write_holder(fd, exclusive ? holder : holder + ", sharing the GPU");
   lock.fd_ = fd;
+  lock.path_ = path;
+  lock.gpu_ = gpu;
   lock.uuid_ = uuid;
   lock.access_ = access;
   return lock;
+}
+
+// The intent first, without waiting: held by someone else, an exclusive taker is already waiting
+// (for this holder's shared hold among others), and this one must wait its turn. Then the lock
+// itself: flock converts a shared hold by removing it and then taking the new one, so a failed
+// attempt leaves this holder with the intent alone, which keeps every other exclusive taker out
+// until make_exclusive() waits for the shared holders still in.
+bool GpuLock::try_make_exclusive(const std::string& holder) {
+  if (fd_ < 0 || access_ != GpuAccess::Shared || intent_fd_ >= 0) return false;
+  const int intent = lock_files::open_lock_file(path_ + ".intent");
+  if (intent < 0) return false;
+  if (::flock(intent, LOCK_EX | LOCK_NB) != 0) {
+    ::close(intent);
+    return false;
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    intent_fd_ = intent;
+    return false;
+  }
+  ::close(intent);
+  write_holder(fd_, holder);
+  access_ = GpuAccess::Exclusive;
+  return true;
+}
+
+bool GpuLock::make_exclusive(const std::string& holder) {
+  if (fd_ < 0) return false;
+  if (access_ == GpuAccess::Exclusive) return true;
+  bool said = false;
+  bool locked = true;
+  if (intent_fd_ < 0) {
+    ::flock(fd_, LOCK_UN);
+    intent_fd_ = lock_files::open_lock_file(path_ + ".intent");
+    locked = intent_fd_ >= 0 && flock_waiting(intent_fd_, LOCK_EX, fd_, gpu_, &said);
+  }
+  locked = locked && flock_waiting(fd_, LOCK_EX, fd_, gpu_, &said);
+  if (intent_fd_ >= 0) ::close(intent_fd_);  // lets the next taker in
+  intent_fd_ = -1;
+  if (!locked) {
+    std::fprintf(stderr, "cudalabs: warning: cannot lock %s (%s); running without it\n", path_.c_str(),
+                 std::strerror(errno));
+    release();
+    return false;
+  }
+  write_holder(fd_, holder);
+  access_ = GpuAccess::Exclusive;
+  return true;
 }
 
 void hold_gpu_lock_for_process() {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "cudalabs/course/harness_events.hpp"
 #include "cudalabs/result_stream.hpp"
@@ -62,15 +63,38 @@ void emit_result_event(const std::string& json_object) {
 
 bool will_wait_for_gpu_alone() noexcept { return gpu_alone_fd.load() >= 0; }
 
+namespace {
+
+// Sends the gpu_alone event and reads labgrade's answer, a line: "go" once the GPU is this grade's
+// alone, "busy" when `at_once` was asked and it is not. The pipe's end counts as "go": a labgrade
+// that went away leaves nothing to wait for.
+bool ask_for_gpu_alone(int fd, const std::string& test, bool at_once) {
+  emit_result_event(events::to_line(events::GpuAloneWanted{test, at_once}));
+  std::string answer;
+  for (char c = 0;;) {
+    const ssize_t n = ::read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') break;
+    answer += c;
+  }
+  return answer != "busy";
+}
+
+}  // namespace
+
+bool take_gpu_alone_at_once(const std::string& test) {
+  const int fd = gpu_alone_fd.load();
+  if (fd < 0) return true;
+  if (!ask_for_gpu_alone(fd, test, true)) return false;
+  gpu_alone_fd = -1;
+  ::close(fd);
+  return true;
+}
+
 void wait_for_gpu_alone(const std::string& test) {
   const int fd = gpu_alone_fd.exchange(-1);
   if (fd < 0) return;
-  emit_result_event(events::to_line(events::GpuAloneWanted{test}));
-  // Any byte, or the pipe's end, lets the timed cases start: labgrade answers once it holds the
-  // GPU alone, and a labgrade that went away leaves nothing to wait for.
-  char answer = 0;
-  while (::read(fd, &answer, 1) < 0 && errno == EINTR) {
-  }
+  ask_for_gpu_alone(fd, test, false);
   ::close(fd);
 }
 

@@ -45,11 +45,13 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo& info) override {
     // Timed cases and previews run with the GPU alone: labgrade takes it now, between the
     // correctness tests and the first of them, when it asked this harness to run both (a second
-    // harness otherwise).
-    // No student code stays alive through the wait (remote::end_student_runner says why).
+    // harness otherwise). The student's runner goes on into them only when labgrade can take the
+    // GPU at once; no student code stays alive through a wait (remote::end_student_runner says why).
     if (std::strcmp(info.test_suite_name(), "Performance") == 0 || std::strcmp(info.test_suite_name(), "Preview") == 0) {
-      if (will_wait_for_gpu_alone()) remote::end_student_runner();
-      wait_for_gpu_alone(full_name(info));
+      if (!take_gpu_alone_at_once(full_name(info))) {
+        remote::end_student_runner();
+        wait_for_gpu_alone(full_name(info));
+      }
     }
     free_at_start_ = free_device_bytes();
     held_at_start_ = own_memory_ ? own_memory_->bytes() : std::nullopt;

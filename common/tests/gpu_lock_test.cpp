@@ -175,6 +175,81 @@ TEST(GpuLock, AWaitingExclusiveTakerGoesBeforeLaterSharedOnes) {
   remove_lock(path);
 }
 
+// A grade between its correctness tests and its timed cases, alone on the GPU: it takes the GPU
+// alone without waiting, so its student's runner may go on into the timed cases.
+TEST(GpuLock, ASharedHolderAloneMakesItExclusiveAtOnce) {
+  const std::string path = lock_path("try_alone");
+  cudalabs::GpuLock grade = take(path, cudalabs::GpuAccess::Shared, "grade");
+  ASSERT_TRUE(grade.try_make_exclusive("grade, timed"));
+  EXPECT_EQ(grade.access(), cudalabs::GpuAccess::Exclusive);
+  std::atomic<bool> other_in{false};
+  std::thread other([&] { other_in = take(path, cudalabs::GpuAccess::Shared, "other correctness").held(); });
+  pause_ms(200);
+  EXPECT_FALSE(other_in) << "a shared taker ran beside the grade made exclusive";
+  grade = cudalabs::GpuLock();
+  other.join();
+  EXPECT_TRUE(other_in);
+  remove_lock(path);
+}
+
+// Beside another grade's correctness tests the try fails at once; from then on no third grade can
+// be timed before this one (its runner ends meanwhile), and make_exclusive waits for the other.
+TEST(GpuLock, AFailedTryKeepsItsPlaceBeforeLaterExclusiveTakers) {
+  const std::string path = lock_path("try_shared");
+  cudalabs::GpuLock grade = take(path, cudalabs::GpuAccess::Shared, "grade");
+  cudalabs::GpuLock neighbour = take(path, cudalabs::GpuAccess::Shared, "neighbour correctness");
+  EXPECT_FALSE(grade.try_make_exclusive("grade, timed"));
+  EXPECT_EQ(grade.access(), cudalabs::GpuAccess::Shared);
+  std::atomic<int> order{0};
+  int third_turn = 0;
+  std::thread third([&] {
+    const cudalabs::GpuLock lock = take(path, cudalabs::GpuAccess::Exclusive, "third, timed");
+    third_turn = ++order;
+  });
+  pause_ms(200);
+  neighbour = cudalabs::GpuLock();
+  pause_ms(200);
+  EXPECT_EQ(order, 0) << "another grade was timed between this grade's failed try and its wait";
+  const auto before = std::chrono::steady_clock::now();
+  ASSERT_TRUE(grade.make_exclusive("grade, timed"));
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(150));
+  const int grade_turn = ++order;
+  EXPECT_EQ(grade.access(), cudalabs::GpuAccess::Exclusive);
+  pause_ms(100);
+  grade = cudalabs::GpuLock();
+  third.join();
+  EXPECT_EQ(grade_turn, 1);
+  EXPECT_EQ(third_turn, 2);
+  remove_lock(path);
+}
+
+// An exclusive taker already waits (holding the intent, for this grade's shared hold among
+// others): the try must not wait for it (each would wait for the other), it fails at once with the
+// shared hold kept, and make_exclusive lets go of that and queues behind the taker.
+TEST(GpuLock, ATryBehindAWaitingExclusiveTakerFailsWithoutDeadlock) {
+  const std::string path = lock_path("try_behind");
+  cudalabs::GpuLock grade = take(path, cudalabs::GpuAccess::Shared, "grade");
+  std::atomic<int> order{0};
+  int waiting_turn = 0;
+  std::thread waiting([&] {
+    const cudalabs::GpuLock lock = take(path, cudalabs::GpuAccess::Exclusive, "another grade, timed");
+    waiting_turn = ++order;
+    pause_ms(100);
+  });
+  pause_ms(200);  // it holds the intent and waits for the grade's shared hold
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_FALSE(grade.try_make_exclusive("grade, timed"));
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(100));
+  EXPECT_EQ(grade.access(), cudalabs::GpuAccess::Shared);
+  EXPECT_EQ(order, 0) << "the waiting taker got in while the grade still held the GPU shared";
+  ASSERT_TRUE(grade.make_exclusive("grade, timed"));
+  const int grade_turn = ++order;
+  waiting.join();
+  EXPECT_EQ(waiting_turn, 1);
+  EXPECT_EQ(grade_turn, 2);
+  remove_lock(path);
+}
+
 TEST(GpuLock, NothingIsTakenWhenAParentHoldsIt) {
   ::setenv(cudalabs::kGpuLockHeldVariable, "GPU-0000", 1);
   EXPECT_FALSE(cudalabs::GpuLock::acquire(0, "child").held());

@@ -25,9 +25,14 @@ void to_json(nlohmann::json& json, const TestStart& event) { json = {{"test", ev
 
 void from_json(const nlohmann::json& json, TestStart& event) { event.test = json.value("test", ""); }
 
-void to_json(nlohmann::json& json, const GpuAloneWanted& event) { json = {{"test", event.test}}; }
+void to_json(nlohmann::json& json, const GpuAloneWanted& event) {
+  json = {{"test", event.test}, {"at_once", event.at_once}};
+}
 
-void from_json(const nlohmann::json& json, GpuAloneWanted& event) { event.test = json.value("test", ""); }
+void from_json(const nlohmann::json& json, GpuAloneWanted& event) {
+  event.test = json.value("test", "");
+  event.at_once = json.value("at_once", false);
+}
 
 void to_json(nlohmann::json& json, const TestEnd& event) {
   json = {{"test", event.test}, {"status", event.status}, {"ms", event.ms}, {"message", event.message}};

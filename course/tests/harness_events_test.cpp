@@ -32,6 +32,13 @@ TEST(HarnessEvents, EachEventRoundTripsThroughItsLine) {
   EXPECT_EQ(leaked.free_after, 10u);
 
   EXPECT_EQ(line_of(to_line(Done{})), (nlohmann::json{{"event", "done"}}));
+
+  const auto at_once = line_of(to_line(GpuAloneWanted{"Performance.x", true})).get<GpuAloneWanted>();
+  EXPECT_EQ(at_once.test, "Performance.x");
+  EXPECT_TRUE(at_once.at_once);
+  EXPECT_FALSE(line_of(to_line(GpuAloneWanted{"Performance.x", false})).get<GpuAloneWanted>().at_once);
+  EXPECT_FALSE((nlohmann::json{{"event", "gpu_alone"}, {"test", "P.x"}}.get<GpuAloneWanted>().at_once))
+      << "without the field, labgrade waits for the GPU (the safe reading)";
 }
 
 // Seen on the H100: a case with no undisturbed round divided by a zero time, the event carried

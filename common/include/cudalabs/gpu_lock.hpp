@@ -65,12 +65,29 @@ class GpuLock {
   static GpuLock lock_file(const std::string& path, const std::string& gpu, const std::string& uuid,
                            const std::string& holder, GpuAccess access = GpuAccess::Exclusive);
 
+  // For a Shared holder that wants the GPU alone (a grade between its correctness tests and its
+  // timed cases). Takes it without waiting when nothing else holds it or waits for it: true, and
+  // it is Exclusive now. Otherwise false, and nothing else can take it exclusively before this
+  // holder's make_exclusive(): either it still holds it shared, or it holds the intent (see
+  // lock_file) while other shared holders finish. Only a Shared holder tries (false otherwise).
+  bool try_make_exclusive(const std::string& holder);
+  // Waits, then holds it exclusively (at once when it already does). A Shared holder lets go of its
+  // shared hold first (it would otherwise wait for itself, and a taker that already holds the
+  // intent would wait for it); after a failed try_make_exclusive it keeps its place. False, holding
+  // nothing, when the locking fails (a warning on stderr).
+  bool make_exclusive(const std::string& holder);
+
   bool held() const { return fd_ >= 0; }
   GpuAccess access() const { return access_; }
   const std::string& uuid() const { return uuid_; }  // "GPU-xxxxxxxx-xxxx-..." when held
 
  private:
+  void release() noexcept;
+
   int fd_ = -1;
+  int intent_fd_ = -1;  // held exclusively between a failed try_make_exclusive and make_exclusive
+  std::string path_;    // of the lock file, and `path_`.intent beside it
+  std::string gpu_;     // for the waiting message
   std::string uuid_;
   GpuAccess access_ = GpuAccess::Exclusive;
 };

@@ -5,7 +5,7 @@
 // variable CUDALABS_RESULT_FD. The harness writes one JSON object per line:
 //   {"event":"environment","cuda_device":true,"device":"NVIDIA H100 80GB HBM3"}
 //   {"event":"start","test":"VectorAdd.SingleElement"}
-//   {"event":"gpu_alone","test":"Performance.x"}   (only with CUDALABS_GPU_ALONE_FD: then it waits for labgrade)
+//   {"event":"gpu_alone","test":"Performance.x","at_once":true}   (only with CUDALABS_GPU_ALONE_FD: then it waits for labgrade's answer)
 //   {"event":"end","test":"VectorAdd.SingleElement","status":"passed|failed|skipped","ms":1.5,"message":"..."}
 //   {"event":"context_lost","test":"...","error":"cudaErrorIllegalAddress: ..."}   (then the process exits)
 //   {"event":"leaked","test":"...","bytes":N,"free_before":N,"free_after":N,"total":N}  (then the process exits)
@@ -97,10 +97,14 @@ void emit_result_event(const std::string& json_object);
 bool result_stream_active();
 
 // Before the first timed case of a run whose labgrade offered to take the GPU alone
-// (kGpuAloneFdVariable): sends the gpu_alone event for `test` and waits for labgrade's answer (or
-// for the pipe to close). Returns at once in every other case, and on every later call.
+// (kGpuAloneFdVariable), first take_gpu_alone_at_once: labgrade takes it if it can without waiting
+// (true; also when there is nothing to ask for), else answers at once (false). Then, if that
+// failed, wait_for_gpu_alone: sends the gpu_alone event for `test` and waits for labgrade's answer
+// (or for the pipe to close). Both return at once once the GPU was granted, and when nothing was
+// offered.
+bool take_gpu_alone_at_once(const std::string& test);
 void wait_for_gpu_alone(const std::string& test);
-// Whether wait_for_gpu_alone would wait (labgrade offered, and it was not called yet).
+// Whether labgrade offered the GPU alone and has not granted it yet.
 bool will_wait_for_gpu_alone() noexcept;
 
 }  // namespace cudalabs

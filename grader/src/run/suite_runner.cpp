@@ -108,6 +108,7 @@ struct StreamState {
   std::string running;  // started, not finished
   bool done = false;
   bool gpu_alone_wanted = false;  // a gpu_alone event came, not answered yet
+  bool gpu_alone_at_once = false;  // ... asking for the GPU only if it needs no wait
   std::string context_lost_error;
   std::string device;
   bool environment_seen = false;
@@ -137,6 +138,7 @@ void read_event(StreamState& state, const std::string& line) {
     state.device_wide_memory_reason = environment.device_wide_memory_reason;
   } else if (kind == events::GpuAloneWanted::kName) {
     state.gpu_alone_wanted = true;
+    state.gpu_alone_at_once = event.get<events::GpuAloneWanted>().at_once;
   } else if (kind == events::TestStart::kName) {
     state.running = event.get<events::TestStart>().test;
   } else if (kind == events::TestEnd::kName) {
@@ -274,8 +276,7 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
                                                 read_event(state, line);
                                                 if (!state.gpu_alone_wanted || !gpu_alone) return std::string();
                                                 state.gpu_alone_wanted = false;
-                                                gpu_alone();
-                                                return std::string("go\n");
+                                                return std::string(gpu_alone(state.gpu_alone_at_once) ? "go\n" : "busy\n");
                                               }));
     ++run.processes;
     run.output += process.output;

@@ -50,10 +50,12 @@ struct SuiteRun {
   std::string output;                 // stdout and stderr of every process, in order (a sanitizer's report)
 };
 
-// Called when a harness is about to start its first timed case (the gpu_alone event); returns
-// once the caller holds the GPU alone. May be called again by a later process of the same run
-// (after a crash), so it must return at once when the GPU is already held.
-using GpuAloneHook = std::function<void()>;
+// Called when a harness is about to start its first timed case (the gpu_alone event). With
+// `at_once`, takes the GPU alone only if that needs no wait, and says whether it did (the harness
+// then ends the student's runner and asks again); without, returns true once the caller holds the
+// GPU alone. May be called again by a later process of the same run (after a crash), so it must
+// return true at once when the GPU is already held.
+using GpuAloneHook = std::function<bool(bool at_once)>;
 
 // Runs `tests` in as few processes as possible: when a process dies, hangs or loses its CUDA
 // context, the test it was in is charged for it and the tests after it continue in a new process.

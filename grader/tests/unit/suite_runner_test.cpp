@@ -6,6 +6,7 @@
 #include <thread>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -178,43 +179,62 @@ TEST_F(RunTests, MarksAFailedReferenceRunnerButNotTheStudents) {
   EXPECT_FALSE(result.outcomes[1].neighbour_may_have_caused) << result.outcomes[1].message;
 }
 
-// One harness for the correctness tests and the timed cases: it waits before the first timed case
-// until the hook (labgrade taking the GPU alone) returns, however long that takes, and the time-out
-// between two results does not count the wait.
+// One harness for the correctness tests and the timed cases. It first asks for the GPU alone at
+// once; when the hook cannot take it without waiting ("busy"), the harness (the real one ends the
+// student's runner here) asks again and waits until the hook returns, however long that takes,
+// and the time-out between two results does not count the wait.
 TEST_F(RunTests, TimedCasesWaitInTheSameProcessUntilTheGpuAloneHookReturns) {
-  int calls = 0;
-  const SuiteRun result = run("", {"A.one", "Performance.x", "Performance.y"}, 0.5, 0, {}, [&] {
-    ++calls;
+  std::vector<bool> asked;
+  const SuiteRun result = run("", {"A.one", "Performance.x", "Performance.y"}, 0.5, 0, {}, [&](bool at_once) {
+    asked.push_back(at_once);
+    if (at_once) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    return true;
   });
-  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(asked, (std::vector<bool>{true, false}));
   EXPECT_EQ(result.processes, 1);
   for (const auto& outcome : result.outcomes) EXPECT_EQ(outcome.status, TestStatus::Passed) << outcome.name;
   EXPECT_EQ(outcome_of(result, "A.one").message, "");
-  EXPECT_EQ(outcome_of(result, "Performance.x").message, "alone after an answer");
+  EXPECT_EQ(outcome_of(result, "Performance.x").message, "alone after busy, then go");
   EXPECT_EQ(outcome_of(result, "Performance.y").message, "");
+}
+
+// When the hook takes the GPU at once, the harness is told so and asks nothing more.
+TEST_F(RunTests, AGpuTakenAtOnceIsOneQuestion) {
+  std::vector<bool> asked;
+  const SuiteRun result = run("", {"A.one", "Performance.x"}, 5, 0, {}, [&](bool at_once) {
+    asked.push_back(at_once);
+    return true;
+  });
+  EXPECT_EQ(asked, (std::vector<bool>{true}));
+  EXPECT_EQ(outcome_of(result, "Performance.x").status, TestStatus::Passed);
+  EXPECT_EQ(outcome_of(result, "Performance.x").message, "alone at once");
 }
 
 // A harness that crashed in a timed case: the next one asks again before its first timed case
 // (the hook returns at once when the GPU is already held alone).
 TEST_F(RunTests, AHarnessStartedAfterACrashAsksForTheGpuAloneAgain) {
   int calls = 0;
-  const SuiteRun result =
-      run("Performance.x=segv", {"A.one", "Performance.x", "Performance.y"}, 5, 0, {}, [&] { ++calls; });
+  const SuiteRun result = run("Performance.x=segv", {"A.one", "Performance.x", "Performance.y"}, 5, 0, {},
+                              [&](bool) {
+                                ++calls;
+                                return true;
+                              });
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(result.processes, 2);
   EXPECT_EQ(outcome_of(result, "Performance.x").status, TestStatus::Crashed);
   EXPECT_EQ(outcome_of(result, "Performance.y").status, TestStatus::Passed);
-  EXPECT_EQ(outcome_of(result, "Performance.y").message, "alone after an answer");
+  EXPECT_EQ(outcome_of(result, "Performance.y").message, "alone at once");
 }
 
 // An answer to a harness that is gone fails quietly: labgrade is not ended by SIGPIPE, and the
 // tests the harness never started are charged as before.
 TEST_F(RunTests, AnAnswerToAHarnessThatExitedDoesNotEndLabgrade) {
   int calls = 0;
-  const SuiteRun result = run("", {"A.one", "Performance.x"}, 5, 0, {{"FAKE_EXIT_AFTER_GPU_ALONE", "1"}}, [&] {
+  const SuiteRun result = run("", {"A.one", "Performance.x"}, 5, 0, {{"FAKE_EXIT_AFTER_GPU_ALONE", "1"}}, [&](bool) {
     ++calls;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the harness is gone by now
+    return true;
   });
   EXPECT_GE(calls, 1);
   EXPECT_EQ(outcome_of(result, "A.one").status, TestStatus::Passed);

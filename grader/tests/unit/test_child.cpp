@@ -207,19 +207,28 @@ int fake_harness(const std::string& argument) {
                       : R"({"event":"environment","cuda_device":false,"reason":"no CUDA device: hidden"})");
   const std::vector<std::string> tests = split(argument.substr(prefix.size()), ':');
   FakeToolLogs tool_logs;
-  // CUDALABS_GPU_ALONE_FD: before its first Performance.* test, the harness sends gpu_alone and
-  // waits for labgrade's answer, as the real listener does; that test's end message then says
-  // "alone after an answer" when an answer came, "alone after the pipe closed" when none did.
+  // CUDALABS_GPU_ALONE_FD: before its first Performance.* test, the harness asks for the GPU alone
+  // as the real listener does: at once first, then, if labgrade answers "busy", waiting. That
+  // test's end message then says what came: "alone at once", "alone after busy, then go", or "alone
+  // after the pipe closed".
 // FAKE_EXIT_AFTER_GPU_ALONE: it exits right after sending gpu_alone.
   const char* gpu_alone_text = std::getenv("CUDALABS_GPU_ALONE_FD");
   int gpu_alone_fd = gpu_alone_text ? std::atoi(gpu_alone_text) : -1;
   std::string gpu_alone_note;
+  const auto ask_gpu_alone = [&](const std::string& test, bool at_once) {
+    write_result(R"({"event":"gpu_alone","test":")" + test + R"(","at_once":)" + (at_once ? "true" : "false") + "}");
+    if (std::getenv("FAKE_EXIT_AFTER_GPU_ALONE")) std::_Exit(3);  // before labgrade answers
+    std::string answer;
+    for (char c = 0; ::read(gpu_alone_fd, &c, 1) == 1 && c != '\n';) answer += c;
+    return answer;
+  };
   for (const auto& test : tests) {
     if (gpu_alone_fd >= 0 && test.rfind("Performance.", 0) == 0) {
-      write_result(R"({"event":"gpu_alone","test":")" + test + R"("})");
-      if (std::getenv("FAKE_EXIT_AFTER_GPU_ALONE")) std::_Exit(3);  // before labgrade answers
-      char answer = 0;
-      gpu_alone_note = ::read(gpu_alone_fd, &answer, 1) == 1 ? "alone after an answer" : "alone after the pipe closed";
+      const std::string first = ask_gpu_alone(test, true);
+      const std::string second = first == "busy" ? ask_gpu_alone(test, false) : "";
+      gpu_alone_note = first == "go"                     ? "alone at once"
+                       : first == "busy" && second == "go" ? "alone after busy, then go"
+                                                           : "alone after the pipe closed";
       ::close(gpu_alone_fd);
       gpu_alone_fd = -1;
     }

@@ -90,7 +90,8 @@ int student_runner_pid() noexcept;
 // for the GPU alone: while it waits, another grade's cases may be timed on the same GPU, and a
 // runner left alive could keep work of its own running meanwhile (a kernel launched on a stream
 // of its own that never ends), which that grade's busy-device checks would charge to its student.
-// A process's GPU work ends with its context.
+// A process's GPU work ends with its context. (When labgrade takes the GPU alone at once, nothing
+// else runs meanwhile, and the runner goes on into the timed cases.)
 void end_student_runner() noexcept;
 
 // Whether the last student call's work was still running on its runner's streams when the

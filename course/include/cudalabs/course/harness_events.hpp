@@ -40,6 +40,9 @@ struct TestStart {
 struct GpuAloneWanted {
   static constexpr const char* kName = "gpu_alone";
   std::string test;  // the timed case about to start
+  // Take the GPU alone only if that needs no wait; labgrade answers "busy" otherwise. Without it
+  // labgrade waits for the GPU, then answers "go".
+  bool at_once = false;
 };
 
 struct TestEnd {

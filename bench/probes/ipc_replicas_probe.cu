@@ -1,0 +1,209 @@
+// Is the bias that stays with a runner process its mapping of lab 01's buffers? Lab 01's timed
+// cases call c = a + b on eight replica sets of three 256 MiB arrays (6 GiB), which a grade's judge
+// allocates and each runner opens through CUDA IPC at addresses the driver picks per process. Ten
+// grades of the same solution spread +-3-4%, the student's and the reference's runner each fast
+// or slow by up to 8% in both timed cases of a grade (2026-11-27, H100).
+//
+// The parent allocates the eight sets with cudaMalloc, as DeviceBuffer does, and times windows of
+// eight calls, call k on set k, with its own events (no other context, so no context switch in the
+// window). Then children, one after another, open the 24 buffers through cudaIpcOpenMemHandle and
+// time the same windows, and windows of eight calls on set 0 alone (one set: 768 MiB of mappings
+// instead of 6 GiB). If the children's eight-set windows spread by several percent while their
+// one-set windows do not, the runner's bias is its mappings. The same again with the buffers made
+// by cuMemCreate and each child mapping them at the parent's own addresses (VMM), the fix that
+// would give every runner the same mappings: do those children agree?
+//
+//   nvcc -O3 -arch=sm_90 bench/probes/ipc_replicas_probe.cu -lcuda -o ipc_replicas_probe && ./ipc_replicas_probe 8
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kElements = std::size_t{1} << 26;
+constexpr std::size_t kBytes = kElements * sizeof(float);
+constexpr int kSets = 8;
+constexpr int kBuffers = 3 * kSets;
+constexpr int kWindows = 40;
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
+    std::exit(1);
+  }
+}
+
+void check(CUresult status, const char* what) {
+  if (status != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    cuGetErrorName(status, &name);
+    std::fprintf(stderr, "%s: %s\n", what, name ? name : "?");
+    std::exit(1);
+  }
+}
+
+// Maps `handle` at `wanted` (0: anywhere); returns the address, which may differ from `wanted`.
+CUdeviceptr map(CUmemGenericAllocationHandle handle, CUdeviceptr wanted) {
+  CUdeviceptr address = 0;
+  check(cuMemAddressReserve(&address, kBytes, 2u << 20, wanted, 0), "reserve");
+  check(cuMemMap(address, kBytes, 0, handle, 0), "map");
+  CUmemAccessDesc access{};
+  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  access.location.id = 0;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  check(cuMemSetAccess(address, kBytes, &access, 1), "access");
+  return address;
+}
+
+__global__ void add(const float* a, const float* b, float* c, std::size_t n) {
+  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+// Median over kWindows of eight back-to-back calls, call k on set set_of(k); ms per call.
+template <typename SetOf>
+double time_windows(float* const* buffers, SetOf set_of) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  const unsigned blocks = static_cast<unsigned>((kElements + 255) / 256);
+  const auto window = [&] {
+    for (int k = 0; k < kSets; ++k) {
+      const int s = set_of(k);
+      add<<<blocks, 256>>>(buffers[3 * s], buffers[3 * s + 1], buffers[3 * s + 2], kElements);
+    }
+  };
+  window();
+  check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> times;
+  for (int i = 0; i < kWindows; ++i) {
+    check(cudaEventRecord(start), "record");
+    window();
+    check(cudaEventRecord(stop), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    times.push_back(ms / kSets);
+  }
+  std::nth_element(times.begin(), times.begin() + kWindows / 2, times.end());
+  check(cudaEventDestroy(start), "event");
+  check(cudaEventDestroy(stop), "event");
+  return times[kWindows / 2];
+}
+
+void report(const char* who, float* const* buffers) {
+  const double eight = time_windows(buffers, [](int k) { return k; });
+  const double one = time_windows(buffers, [](int) { return 0; });
+  std::printf("%s: eight sets %.4f ms a call | set 0 alone %.4f ms a call | a of set 0 at %p, %llu MiB past 1 GiB\n",
+              who, eight, one, static_cast<void*>(buffers[0]),
+              static_cast<unsigned long long>((reinterpret_cast<std::uintptr_t>(buffers[0]) % (1ull << 30)) >> 20));
+  std::fflush(stdout);
+}
+
+std::string hex(const void* data, std::size_t bytes) {
+  std::string out;
+  char two[3];
+  for (std::size_t i = 0; i < bytes; ++i) {
+    std::snprintf(two, sizeof two, "%02x", static_cast<const unsigned char*>(data)[i]);
+    out += two;
+  }
+  return out;
+}
+
+void unhex(const char* text, void* data, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i) {
+    unsigned value = 0;
+    std::sscanf(text + 2 * i, "%2x", &value);
+    static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
+  }
+}
+
+// argv: "child", 24 legacy handles in hex, 24 descriptors, 24 parent addresses in hex.
+int child(char** argv) {
+  check(cudaFree(nullptr), "init");
+  float* legacy[kBuffers];
+  float* vmm[kBuffers];
+  bool granted = true;
+  for (int i = 0; i < kBuffers; ++i) {
+    cudaIpcMemHandle_t handle;
+    unhex(argv[2 + i], &handle, sizeof handle);
+    check(cudaIpcOpenMemHandle(reinterpret_cast<void**>(&legacy[i]), handle, cudaIpcMemLazyEnablePeerAccess), "open");
+    const int fd = std::atoi(argv[2 + kBuffers + i]);
+    const CUdeviceptr parent_address = std::strtoull(argv[2 + 2 * kBuffers + i], nullptr, 16);
+    CUmemGenericAllocationHandle imported;
+    check(cuMemImportFromShareableHandle(&imported, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
+                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+          "import");
+    const CUdeviceptr address = map(imported, parent_address);
+    granted = granted && address == parent_address;
+    vmm[i] = reinterpret_cast<float*>(address);
+  }
+  const std::string who = "child " + std::to_string(::getpid());
+  report((who + " legacy IPC").c_str(), legacy);
+  report((who + (granted ? " VMM at the parent's addresses" : " VMM (parent's addresses NOT granted)")).c_str(), vmm);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "child") == 0) return child(argv);
+  const int children = argc > 1 ? std::atoi(argv[1]) : 8;
+  check(cudaFree(nullptr), "init");
+  float* buffers[kBuffers];
+  float* vmm[kBuffers];
+  std::vector<std::string> handles(kBuffers), fds(kBuffers), addresses(kBuffers);
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  for (int i = 0; i < kBuffers; ++i) {
+    check(cudaMalloc(&buffers[i], kBytes), "malloc");
+    check(cudaMemset(buffers[i], 0, kBytes), "memset");
+    cudaIpcMemHandle_t handle;
+    check(cudaIpcGetMemHandle(&handle, buffers[i]), "handle");
+    handles[i] = hex(&handle, sizeof handle);
+    CUmemGenericAllocationHandle created;
+    check(cuMemCreate(&created, kBytes, &prop, 0), "create");
+    const CUdeviceptr address = map(created, 0);
+    vmm[i] = reinterpret_cast<float*>(address);
+    check(cudaMemset(vmm[i], 0, kBytes), "memset");
+    int fd = -1;
+    check(cuMemExportToShareableHandle(&fd, created, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
+    ::fcntl(fd, F_SETFD, 0);  // the children inherit it
+    fds[i] = std::to_string(fd);
+    char text[32];
+    std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
+    addresses[i] = text;
+  }
+  report("parent cudaMalloc", buffers);
+  report("parent VMM", vmm);
+  for (int c = 0; c < children; ++c) {
+    std::vector<char*> args = {argv[0], const_cast<char*>("child")};
+    for (auto* group : {&handles, &fds, &addresses}) {
+      for (std::string& word : *group) args.push_back(word.data());
+    }
+    args.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execv("/proc/self/exe", args.data());
+      std::_Exit(127);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  }
+  report("parent cudaMalloc again", buffers);
+  report("parent VMM again", vmm);
+  return 0;
+}

@@ -13,6 +13,11 @@
 // by cuMemCreate and each child mapping them at the parent's own addresses (VMM), the fix that
 // would give every runner the same mappings: do those children agree?
 //
+// H100 (2026-11-27), two parents of eight children each: every process, parent or child, legacy
+// IPC or VMM, eight sets or one, 0.2920-0.2935 ms a call. The mappings are not the bias; the calls
+// a grade's judge timed took 0.297-0.323 ms, so it is in what the judge's window adds (the GPU's
+// switches between the judge's context and a runner's).
+//
 //   nvcc -O3 -arch=sm_90 bench/probes/ipc_replicas_probe.cu -lcuda -o ipc_replicas_probe && ./ipc_replicas_probe 8
 #include <cuda.h>
 #include <cuda_runtime.h>

@@ -27,24 +27,16 @@
 #include <string>
 #include <vector>
 
+#include "ipc_probe_support.cuh"
+
 namespace {
+
+using namespace probe_support;
 
 constexpr std::size_t kElements = std::size_t{1} << 24;
 constexpr std::size_t kBytes = kElements * sizeof(float);
 constexpr std::size_t kFlushBytes = std::size_t{200} << 20;
 constexpr int kSamples = 60;
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-    std::exit(1);
-  }
-}
-
-__global__ void add(const float* a, const float* b, float* c, std::size_t n) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
 
 __global__ void empty() {}
 
@@ -76,24 +68,6 @@ double median(std::vector<double> values) {
 double iqr(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() * 3 / 4] - values[values.size() / 4];
-}
-
-void unhex(const char* text, void* data, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned value = 0;
-    std::sscanf(text + 2 * i, "%2x", &value);
-    static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
-  }
-}
-
-std::string hex(const void* data, std::size_t bytes) {
-  std::string out;
-  char two[3];
-  for (std::size_t i = 0; i < bytes; ++i) {
-    std::snprintf(two, sizeof two, "%02x", static_cast<const unsigned char*>(data)[i]);
-    out += two;
-  }
-  return out;
 }
 
 int child(int fd, char** handles) {

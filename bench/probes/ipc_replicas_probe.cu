@@ -33,47 +33,17 @@
 #include <string>
 #include <vector>
 
+#include "ipc_probe_support.cuh"
+
 namespace {
+
+using namespace probe_support;
 
 constexpr std::size_t kElements = std::size_t{1} << 26;
 constexpr std::size_t kBytes = kElements * sizeof(float);
 constexpr int kSets = 8;
 constexpr int kBuffers = 3 * kSets;
 constexpr int kWindows = 40;
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-    std::exit(1);
-  }
-}
-
-void check(CUresult status, const char* what) {
-  if (status != CUDA_SUCCESS) {
-    const char* name = nullptr;
-    cuGetErrorName(status, &name);
-    std::fprintf(stderr, "%s: %s\n", what, name ? name : "?");
-    std::exit(1);
-  }
-}
-
-// Maps `handle` at `wanted` (0: anywhere); returns the address, which may differ from `wanted`.
-CUdeviceptr map(CUmemGenericAllocationHandle handle, CUdeviceptr wanted) {
-  CUdeviceptr address = 0;
-  check(cuMemAddressReserve(&address, kBytes, 2u << 20, wanted, 0), "reserve");
-  check(cuMemMap(address, kBytes, 0, handle, 0), "map");
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = 0;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  check(cuMemSetAccess(address, kBytes, &access, 1), "access");
-  return address;
-}
-
-__global__ void add(const float* a, const float* b, float* c, std::size_t n) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
 
 // Median over kWindows of eight back-to-back calls, call k on set set_of(k); ms per call.
 template <typename SetOf>
@@ -115,24 +85,6 @@ void report(const char* who, float* const* buffers) {
   std::fflush(stdout);
 }
 
-std::string hex(const void* data, std::size_t bytes) {
-  std::string out;
-  char two[3];
-  for (std::size_t i = 0; i < bytes; ++i) {
-    std::snprintf(two, sizeof two, "%02x", static_cast<const unsigned char*>(data)[i]);
-    out += two;
-  }
-  return out;
-}
-
-void unhex(const char* text, void* data, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned value = 0;
-    std::sscanf(text + 2 * i, "%2x", &value);
-    static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
-  }
-}
-
 // argv: "child", 24 legacy handles in hex, 24 descriptors, 24 parent addresses in hex.
 int child(char** argv) {
   check(cudaFree(nullptr), "init");
@@ -149,7 +101,7 @@ int child(char** argv) {
     check(cuMemImportFromShareableHandle(&imported, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
           "import");
-    const CUdeviceptr address = map(imported, parent_address);
+    const CUdeviceptr address = map(imported, kBytes, parent_address);
     granted = granted && address == parent_address;
     vmm[i] = reinterpret_cast<float*>(address);
   }
@@ -181,7 +133,7 @@ int main(int argc, char** argv) {
     handles[i] = hex(&handle, sizeof handle);
     CUmemGenericAllocationHandle created;
     check(cuMemCreate(&created, kBytes, &prop, 0), "create");
-    const CUdeviceptr address = map(created, 0);
+    const CUdeviceptr address = map(created, kBytes, 0);
     vmm[i] = reinterpret_cast<float*>(address);
     check(cudaMemset(vmm[i], 0, kBytes), "memset");
     int fd = -1;

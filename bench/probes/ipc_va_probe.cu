@@ -23,32 +23,15 @@
 #include <string>
 #include <vector>
 
+#include "ipc_probe_support.cuh"
+
 namespace {
+
+using namespace probe_support;
 
 constexpr std::size_t kElements = std::size_t{1} << 26;
 constexpr std::size_t kBytes = kElements * sizeof(float);
 constexpr int kSamples = 40;
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(status));
-    std::exit(1);
-  }
-}
-
-void check(CUresult status, const char* what) {
-  if (status != CUDA_SUCCESS) {
-    const char* name = nullptr;
-    cuGetErrorName(status, &name);
-    std::fprintf(stderr, "%s: %s\n", what, name ? name : "?");
-    std::exit(1);
-  }
-}
-
-__global__ void add(const float* a, const float* b, float* c, std::size_t n) {
-  const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
 
 // Median of kSamples launches, in ms.
 double time_add(float* a, float* b, float* c) {
@@ -82,37 +65,6 @@ CUmemAllocationProp allocation_properties() {
   return prop;
 }
 
-// Maps `handle` at `wanted` if the driver grants that address (0: anywhere); returns the address.
-CUdeviceptr map(CUmemGenericAllocationHandle handle, CUdeviceptr wanted) {
-  CUdeviceptr address = 0;
-  check(cuMemAddressReserve(&address, kBytes, 2u << 20, wanted, 0), "reserve");
-  check(cuMemMap(address, kBytes, 0, handle, 0), "map");
-  CUmemAccessDesc access{};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = 0;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  check(cuMemSetAccess(address, kBytes, &access, 1), "access");
-  return address;
-}
-
-std::string hex(const void* data, std::size_t bytes) {
-  std::string out;
-  char two[3];
-  for (std::size_t i = 0; i < bytes; ++i) {
-    std::snprintf(two, sizeof two, "%02x", static_cast<const unsigned char*>(data)[i]);
-    out += two;
-  }
-  return out;
-}
-
-void unhex(const char* text, void* data, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned value = 0;
-    std::sscanf(text + 2 * i, "%2x", &value);
-    static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
-  }
-}
-
 unsigned long long mib_past(CUdeviceptr address, unsigned long long unit) { return (address % unit) >> 20; }
 
 int child(char** argv) {
@@ -132,9 +84,9 @@ int child(char** argv) {
     CUmemGenericAllocationHandle handle;
     check(cuMemImportFromShareableHandle(&handle, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
                                          CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), "import");
-    same[i] = map(handle, parent_address);
+    same[i] = map(handle, kBytes, parent_address);
     granted = granted && same[i] == parent_address;
-    anywhere[i] = map(handle, 0);
+    anywhere[i] = map(handle, kBytes, 0);
   }
   const double same_ms = time_add(reinterpret_cast<float*>(same[0]), reinterpret_cast<float*>(same[1]),
                                   reinterpret_cast<float*>(same[2]));
@@ -170,7 +122,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 3; ++i) {
     CUmemGenericAllocationHandle handle;
     check(cuMemCreate(&handle, kBytes, &prop, 0), "create");
-    vmm[i] = map(handle, 0);
+    vmm[i] = map(handle, kBytes, 0);
     check(cudaMemset(reinterpret_cast<void*>(vmm[i]), 0, kBytes), "memset");
     int fd = -1;
     check(cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");

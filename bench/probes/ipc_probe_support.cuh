@@ -1,15 +1,18 @@
 #pragma once
 // What the probes that share buffers between processes have in common (ipc_va_probe,
-// ipc_replicas_probe, ctx_switch_probe): exiting on a CUDA error, the kernel they time, mapping a
-// VMM allocation, and IPC handles passed as hex on a command line. Each probe stays one nvcc
+// ipc_replicas_probe, ctx_switch_probe): exiting on a CUDA error, the kernel they time, making and
+// mapping a VMM allocation, and IPC handles passed as hex on a command line. Each probe stays one nvcc
 // command (this header sits beside it).
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace probe_support {
 
@@ -34,6 +37,16 @@ inline void check(CUresult status, const char* what) {
 __global__ void add(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
+}
+
+// Device memory on device 0 that cuMemCreate makes exportable as a file descriptor.
+inline CUmemAllocationProp exportable_allocation() {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
 }
 
 // Maps `bytes` of `handle` at `wanted` if the driver grants that address (0: anywhere), readable
@@ -66,6 +79,21 @@ inline void unhex(const char* text, void* data, std::size_t bytes) {
     std::sscanf(text + 2 * i, "%2x", &value);
     static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
   }
+}
+
+// Runs this program again with `words` (after argv[0]) and waits for it: a child that opens the
+// parent's buffers, alone on the GPU besides the parent.
+inline void run_child(std::vector<std::string> words) {
+  std::vector<char*> args = {const_cast<char*>("/proc/self/exe")};
+  for (std::string& word : words) args.push_back(word.data());
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execv("/proc/self/exe", args.data());
+    std::_Exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
 }
 
 }  // namespace probe_support

@@ -120,11 +120,7 @@ int main(int argc, char** argv) {
   float* buffers[kBuffers];
   float* vmm[kBuffers];
   std::vector<std::string> handles(kBuffers), fds(kBuffers), addresses(kBuffers);
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  const CUmemAllocationProp prop = exportable_allocation();
   for (int i = 0; i < kBuffers; ++i) {
     check(cudaMalloc(&buffers[i], kBytes), "malloc");
     check(cudaMemset(buffers[i], 0, kBytes), "memset");
@@ -147,18 +143,9 @@ int main(int argc, char** argv) {
   report("parent cudaMalloc", buffers);
   report("parent VMM", vmm);
   for (int c = 0; c < children; ++c) {
-    std::vector<char*> args = {argv[0], const_cast<char*>("child")};
-    for (auto* group : {&handles, &fds, &addresses}) {
-      for (std::string& word : *group) args.push_back(word.data());
-    }
-    args.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::execv("/proc/self/exe", args.data());
-      std::_Exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    std::vector<std::string> words = {"child"};
+    for (auto* group : {&handles, &fds, &addresses}) words.insert(words.end(), group->begin(), group->end());
+    run_child(words);
   }
   report("parent cudaMalloc again", buffers);
   report("parent VMM again", vmm);

@@ -56,15 +56,6 @@ double time_add(float* a, float* b, float* c) {
   return times[kSamples / 2];
 }
 
-CUmemAllocationProp allocation_properties() {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = 0;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  return prop;
-}
-
 unsigned long long mib_past(CUdeviceptr address, unsigned long long unit) { return (address % unit) >> 20; }
 
 int child(char** argv) {
@@ -118,7 +109,7 @@ int main(int argc, char** argv) {
   }
   CUdeviceptr vmm[3];
   std::string fds[3], addresses[3];
-  const CUmemAllocationProp prop = allocation_properties();
+  const CUmemAllocationProp prop = exportable_allocation();
   for (int i = 0; i < 3; ++i) {
     CUmemGenericAllocationHandle handle;
     check(cuMemCreate(&handle, kBytes, &prop, 0), "create");
@@ -138,18 +129,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(vmm[0]));
   std::fflush(stdout);
   for (int c = 0; c < children; ++c) {
-    std::vector<char*> args = {argv[0], const_cast<char*>("child")};
-    for (auto* group : {handles, fds, addresses}) {
-      for (int i = 0; i < 3; ++i) args.push_back(const_cast<char*>(group[i].c_str()));
-    }
-    args.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::execv("/proc/self/exe", args.data());
-      std::_Exit(127);
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    std::vector<std::string> words = {"child"};
+    for (auto* group : {handles, fds, addresses}) words.insert(words.end(), group, group + 3);
+    run_child(words);
   }
   std::printf("parent again: cudaMalloc %.4f ms | VMM %.4f ms\n", time_add(legacy[0], legacy[1], legacy[2]),
               time_add(reinterpret_cast<float*>(vmm[0]), reinterpret_cast<float*>(vmm[1]), reinterpret_cast<float*>(vmm[2])));

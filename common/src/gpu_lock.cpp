@@ -151,7 +151,8 @@ GpuLock GpuLock::lock_file(const std::string& path, const std::string& gpu, cons
 }
 
 // The intent first, without waiting: held by someone else, an exclusive taker is already waiting
-// (for this holder's shared hold among others), and this one must wait its turn. Then the lock
+// (for this holder's shared hold among others; waiting for the intent here would deadlock) or a
+// shared taker is on its way in, and this one must wait its turn. Then the lock
 // itself: flock converts a shared hold by removing it and then taking the new one, so a failed
 // attempt leaves this holder with the intent alone, which keeps every other exclusive taker out
 // until make_exclusive() waits for the shared holders still in.

@@ -216,7 +216,9 @@ bool take_gpu_alone(SessionState& session, bool at_once) {
     session.holds_gpu_alone = true;
     return true;
   }
-  take_gpu(session, cudalabs::GpuAccess::Exclusive);  // no lock held: nothing to wait for
+  // Asked to wait (after "busy"), or no lock held (a parent holds it, or none could be opened):
+  // then taking it costs no wait.
+  take_gpu(session, cudalabs::GpuAccess::Exclusive);
   return true;
 }
 

@@ -61,8 +61,6 @@ void emit_result_event(const std::string& json_object) {
   }
 }
 
-bool will_wait_for_gpu_alone() noexcept { return gpu_alone_fd.load() >= 0; }
-
 namespace {
 
 // Sends the gpu_alone event and reads labgrade's answer, a line: "go" once the GPU is this grade's

@@ -104,7 +104,5 @@ bool result_stream_active();
 // offered.
 bool take_gpu_alone_at_once(const std::string& test);
 void wait_for_gpu_alone(const std::string& test);
-// Whether labgrade offered the GPU alone and has not granted it yet.
-bool will_wait_for_gpu_alone() noexcept;
 
 }  // namespace cudalabs

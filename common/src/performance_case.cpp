@@ -90,7 +90,8 @@ void run_performance_case_in(const char* default_lab_config, const char* default
 
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
-  timing::SamplingPolicy policy = policy_from(course.timing);
+  const config::TimingSettings settings = lab.timing_settings(course);
+  timing::SamplingPolicy policy = policy_from(settings);
   // Rounds past the point where the case's points are the same anywhere in the intervals would
   // change no point: the measurement stops there (the report says so, beside the interval).
   policy.settled = [&](const timing::SampleSummary& student_ms, const timing::SampleSummary& ratio) {
@@ -126,7 +127,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
       // The machine's load set these figures: a new pair of runners measures again, and the
       // case is left unscored if every attempt was as disturbed.
       if (!measured) result = attempt;
-      if (attempts >= course.timing.remeasure_attempts) break;
+      if (attempts >= settings.remeasure_attempts) break;
       ++attempts;
       if (judged_through_runners) remote::replace_timed_runners();
       continue;
@@ -146,7 +147,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
       verdict = attempt_verdict;
     }
     measured = true;
-    if (plausibility.implausible || attempts >= course.timing.remeasure_attempts) break;
+    if (plausibility.implausible || attempts >= settings.remeasure_attempts) break;
     const bool another_pair_could_differ =
         judged_through_runners && config::could_earn_more_within(*spec, verdict, kRunnerPairBias, device);
     if (!verdict.too_close_to_call && !another_pair_could_differ) break;

@@ -194,7 +194,7 @@ void run_performance_preview_in(const char* default_lab_config, const char* defa
 
   const std::string device = device_name();
   const double peak_bandwidth_gbs = timing::measured_copy_bandwidth_gbs();
-  timing::SamplingPolicy policy = policy_from(course.timing);
+  timing::SamplingPolicy policy = policy_from(lab.timing_settings(course));
   // A pipeline is compared with the slowest of its stages, each measured alone on the prepared
   // inputs (seeded as in the graded case) before the student's calls. The grade interleaves that
   // stage with the student's calls; a preview has no paired engine, so one follows the other.

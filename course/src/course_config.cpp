@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "forbid_rules_reader.hpp"
+#include "timing_reader.hpp"
 #include "yaml_fields.hpp"
 
 namespace cudalabs::config {
@@ -46,34 +47,22 @@ void read_defaults(const MapReader& top, CourseConfig& course) {
 void read_timing(const MapReader& top, FileDiagnostics& diagnostics, CourseConfig& course) {
   const std::optional<MapReader> timing = top.require_map("timing", "a map of timing settings");
   if (!timing) return;
-  timing->check_keys({"warmup", "min_samples", "max_samples", "target_relative_ci", "confidence",
-                      "time_budget_seconds", "remeasure_attempts"});
-  TimingSettings& out = course.timing;
-  out.warmup = static_cast<int>(timing->require_number("warmup", NumberRange::NonNegative).value_or(0));
-  out.min_samples = static_cast<int>(timing->require_positive_integer("min_samples").value_or(0));
-  out.max_samples = static_cast<int>(timing->require_positive_integer("max_samples").value_or(0));
-  out.target_relative_ci = timing->require_number("target_relative_ci", NumberRange::Positive).value_or(0);
-  out.confidence = timing->require_number("confidence", NumberRange::Positive).value_or(0);
-  out.time_budget_seconds = timing->require_number("time_budget_seconds", NumberRange::Positive).value_or(0);
-  out.remeasure_attempts =
-      static_cast<int>(timing->require_number("remeasure_attempts", NumberRange::NonNegative).value_or(0));
-  auto complain = [&](const char* key, const std::string& message) {
-    const auto at = timing->find(key);
-    if (at) diagnostics.add(at->mark, at->field, message);
-  };
-  if (out.min_samples > 0 && out.max_samples > 0 && out.max_samples < out.min_samples) {
-    complain("max_samples", fmt::format("must be at least min_samples ({}), got {}", out.min_samples, out.max_samples));
-  }
-  if (out.min_samples > 0 && out.min_samples < 6) {
-    complain("min_samples", fmt::format("a 95% interval of a median needs at least 6 samples, got {}", out.min_samples));
-  }
-  if (out.confidence >= 1) complain("confidence", fmt::format("must be below 1 (e.g. 0.95), got {}", out.confidence));
-  if (out.target_relative_ci >= 1) {
-    complain("target_relative_ci", fmt::format("is a fraction (0.01 = 1%), got {}", out.target_relative_ci));
-  }
+  const TimingOverrides read = detail::read_timing_settings(*timing, diagnostics, detail::TimingKeys::Required);
+  course.timing = with_overrides(TimingSettings{}, read);
 }
 
 }  // namespace
+
+TimingSettings with_overrides(TimingSettings settings, const TimingOverrides& overrides) {
+  settings.warmup = overrides.warmup.value_or(settings.warmup);
+  settings.min_samples = overrides.min_samples.value_or(settings.min_samples);
+  settings.max_samples = overrides.max_samples.value_or(settings.max_samples);
+  settings.target_relative_ci = overrides.target_relative_ci.value_or(settings.target_relative_ci);
+  settings.confidence = overrides.confidence.value_or(settings.confidence);
+  settings.time_budget_seconds = overrides.time_budget_seconds.value_or(settings.time_budget_seconds);
+  settings.remeasure_attempts = overrides.remeasure_attempts.value_or(settings.remeasure_attempts);
+  return settings;
+}
 
 CourseConfig load_course_config(const std::filesystem::path& file) {
   CourseConfig course;

@@ -18,6 +18,7 @@
 #include "profile_reader.hpp"
 #include "sanitizer_reader.hpp"
 #include "spelling.hpp"
+#include "timing_reader.hpp"
 #include "yaml_fields.hpp"
 
 namespace cudalabs::config {
@@ -41,6 +42,17 @@ const PerformanceSpec* LabConfig::find_performance_test(std::string_view test_na
   const auto found = std::find_if(performance.begin(), performance.end(),
                                   [&](const PerformanceSpec& spec) { return spec.test_name() == test_name; });
   return found == performance.end() ? nullptr : &*found;
+}
+
+TimingSettings LabConfig::timing_settings(const CourseConfig& course) const {
+  const TimingSettings merged = with_overrides(course.timing, timing);
+  if (merged.max_samples < merged.min_samples) {
+    throw ConfigError({Diagnostic{source_path, timing_line, 0, "timing",
+                                  fmt::format("min_samples {} is above max_samples {} (course.yaml's, unless this "
+                                              "file sets it): set max_samples here too",
+                                              merged.min_samples, merged.max_samples)}});
+  }
+  return merged;
 }
 
 double LabConfig::timeout_for_tests(const CourseConfig& course) const {
@@ -270,7 +282,7 @@ LabConfig load_lab_config(const fs::path& file) {
     const Located whole_file{*root, "", root->Mark()};
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
       top->check_keys(
-          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "tolerances", "tests",
+          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "timing", "tolerances", "tests",
            "performance", "forbid", "allow", "sanitizer", "kernels", "profile", "reference_targets", "late", "service",
            "withheld_points"});
       read_id(*top, file, diagnostics, lab);
@@ -280,6 +292,10 @@ LabConfig load_lab_config(const fs::path& file) {
       read_student_files(*top, diagnostics, lab);
       lab.test_timeout_seconds = top->optional_number("test_timeout_seconds", NumberRange::Positive);
       lab.host_memory_gib = top->optional_number("host_memory_gib", NumberRange::Positive);
+      if (const std::optional<MapReader> timing = top->optional_map("timing", "a map of timing settings")) {
+        lab.timing = detail::read_timing_settings(*timing, diagnostics, detail::TimingKeys::Optional);
+        lab.timing_line = line_of(top->key_mark("timing").value_or(YAML::Mark::null_mark()));
+      }
       read_tolerances(*top, diagnostics, lab);
       lab.forbid = detail::read_forbid_rules(*top, diagnostics);
       lab.allow = detail::read_forbid_rules(*top, diagnostics, "allow");

@@ -191,6 +191,40 @@ TEST(LabConfig, TimeoutOverridesTheCourseDefault) {
   EXPECT_DOUBLE_EQ(load_lab_config(lab_fixture("minimal_lab")).timeout_for_tests(course), 45);
 }
 
+TEST(LabConfig, TimingKeysReplaceOnlyTheCoursesOwn) {
+  const CourseConfig course = load_course_config(kFixtures / "course.yaml");
+  const cudalabs::config::TimingSettings timing = load_lab_config(lab_fixture("timing_lab")).timing_settings(course);
+  EXPECT_EQ(timing.min_samples, 6);
+  EXPECT_DOUBLE_EQ(timing.time_budget_seconds, 3);
+  EXPECT_EQ(timing.warmup, 2);  // the rest are course.yaml's
+  EXPECT_EQ(timing.max_samples, 500);
+  EXPECT_DOUBLE_EQ(timing.target_relative_ci, 0.02);
+  EXPECT_DOUBLE_EQ(timing.confidence, 0.9);
+  EXPECT_EQ(timing.remeasure_attempts, 1);
+  const cudalabs::config::TimingSettings plain = load_lab_config(lab_fixture("minimal_lab")).timing_settings(course);
+  EXPECT_EQ(plain.min_samples, 8);
+  EXPECT_DOUBLE_EQ(plain.time_budget_seconds, 1.5);
+}
+
+TEST(LabConfigErrors, TimingKeysAreCheckedLikeTheCourses) {
+  expect_lab_errors("bad_timing", {{6, 16, "timing.min_samples", {"at least 6 samples", "4"}},
+                                   {7, 15, "timing.confidence", {"below 1", "1.5"}},
+                                   {8, 3, "timing.rounds", {"unknown key 'rounds'"}}});
+}
+
+TEST(LabConfigErrors, AMinimumAboveTheCoursesMaximumIsNamedInTheLabsFile) {
+  const CourseConfig course = load_course_config(kFixtures / "course.yaml");
+  const LabConfig lab = load_lab_config(lab_fixture("timing_above_course_max"));
+  try {
+    static_cast<void>(lab.timing_settings(course));
+    FAIL() << "a lab's min_samples above the course's max_samples was accepted";
+  } catch (const ConfigError& error) {
+    const std::string text = error.what();
+    EXPECT_NE(text.find(lab_fixture("timing_above_course_max").string() + ":5:"), std::string::npos) << text;
+    EXPECT_NE(text.find("min_samples 600 is above max_samples 500"), std::string::npos) << text;
+  }
+}
+
 TEST(LabConfig, VisibilityIsWrittenAsInTheYaml) {
   EXPECT_EQ(cudalabs::config::to_string(Visibility::Public), "public");
   EXPECT_EQ(cudalabs::config::to_string(Visibility::Hidden), "hidden");

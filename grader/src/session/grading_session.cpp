@@ -138,6 +138,7 @@ SessionState open_session(const CoursePaths& paths, const RunRequest& request, b
   }
   session.course = config::load_course_config(paths.course_config());
   session.lab = config::load_lab_config(paths.lab_config(request.lab));
+  static_cast<void>(session.lab.timing_settings(session.course));  // a contradiction fails here, before any build
   session.recipe = load_build_recipe(paths.build_recipe(request.lab));
   session.harness = graded ? session.recipe.grade_harness : session.recipe.selfcheck_harness;
   if (session.harness.empty()) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "cudalabs/course/forbid_rules.hpp"
@@ -20,6 +21,19 @@ struct TimingSettings {
   double time_budget_seconds = 0;    // per measurement, even when the target is not met
   int remeasure_attempts = 0;        // extra measurements for a result too close to its threshold
 };
+
+// A lab's `timing:` (lab_config.hpp): any of the same keys, each replacing the course's value for
+// that lab alone (e.g. fewer rounds where each round's window is long).
+struct TimingOverrides {
+  std::optional<int> warmup;
+  std::optional<int> min_samples;
+  std::optional<int> max_samples;
+  std::optional<double> target_relative_ci;
+  std::optional<double> confidence;
+  std::optional<double> time_budget_seconds;
+  std::optional<int> remeasure_attempts;
+};
+TimingSettings with_overrides(TimingSettings settings, const TimingOverrides& overrides);
 
 struct CourseConfig {
   std::string source_path;

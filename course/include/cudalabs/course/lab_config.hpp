@@ -106,6 +106,8 @@ struct LabConfig {
   std::vector<std::string> student_files;  // plain file names (.cu, .cuh, .h, .hpp, .cpp)
   std::optional<double> test_timeout_seconds;  // overrides the course default when set
   std::optional<double> host_memory_gib;       // overrides course.yaml defaults.host_memory_gib when set
+  TimingOverrides timing;                      // `timing:`; optional, each key overrides course.yaml's
+  int timing_line = 0;                         // 1-based line of the `timing:` key; 0 when absent
   std::map<std::string, Tolerance> tolerances;
   std::vector<TestSpec> tests;
   int tests_line = 0;  // 1-based line of the `tests:` key, for diagnostics about the list as a whole
@@ -134,6 +136,10 @@ struct LabConfig {
   std::vector<std::string> test_names(bool only_public) const;
   std::vector<std::string> performance_test_names(bool only_public) const;
   double points_possible(bool only_public) const;
+  // How this lab's cases are timed: course.yaml's `timing:` with this lab's keys in place of the
+  // course's. Throws ConfigError (naming this file's `timing:`) when the two together make no
+  // sense: a maximum of rounds below the minimum.
+  TimingSettings timing_settings(const CourseConfig& course) const;
   // The course's limits for test processes, with this lab's host memory when it sets one.
   ResourceLimits test_limits(const CourseConfig& course) const;
 };

@@ -26,10 +26,14 @@ namespace {
 using cudalabs::timing::round_seed;
 
 constexpr std::size_t kTimedSize = std::size_t{1} << 26;
-// Calls per timed sample, each on its own arrays: a call takes ~0.2 ms on an H100, and the
+// Calls per timed sample, each on its own arrays: a call takes ~0.29 ms on an H100, and the
 // GPU's switches between the judge and a runner process around each window cost a few
 // microseconds more or less from one runner to another; eight calls in a window make that
 // under 1% of the sample (cudalabs/timing/interleaved.hpp, Workload::calls_per_sample).
+// Pipelined (Workload::pipelined_calls): the calls run back to back, not one host round trip
+// each. Each round trip added 5-31 us to a call, fixed for a runner process (H100, 2026-11-27:
+// calls timed 0.297-0.323 ms in grades, 0.292-0.293 ms alone in every process,
+// bench/probes/ipc_replicas_probe.cu), which spread ten grades of the solution by +-3-4%.
 constexpr int kCallsPerSample = 8;
 
 // kCallsPerSample sets of `count` arrays of kTimedSize floats.
@@ -52,6 +56,7 @@ TEST_F(Performance, vector_add_2to26) {
   cudalabs::DeviceBuffer<float> expected(kTimedSize);
   cudalabs::PerformanceWork work;
   work.workload.calls_per_sample = kCallsPerSample;
+  work.workload.pipelined_calls = true;
   work.workload.use_replica = [&](int replica) { r = replica; };
   work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(a(), kTimedSize, round_seed(seed, 0), -1.0f, 1.0f, stream);
@@ -85,6 +90,7 @@ TEST_F(Performance, saxpy_2to26) {
   cudalabs::DeviceBuffer<float> expected(kTimedSize);
   cudalabs::PerformanceWork work;
   work.workload.calls_per_sample = kCallsPerSample;
+  work.workload.pipelined_calls = true;
   work.workload.use_replica = [&](int replica) { r = replica; };
   work.workload.prepare = [&](std::uint64_t seed, cudaStream_t stream) {
     cudalabs::fill_uniform_floats(x(), kTimedSize, round_seed(seed, 0), -1.0f, 1.0f, stream);

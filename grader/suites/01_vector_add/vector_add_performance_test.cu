@@ -26,14 +26,19 @@ namespace {
 using cudalabs::timing::round_seed;
 
 constexpr std::size_t kTimedSize = std::size_t{1} << 26;
-// Calls per timed sample, each on its own arrays: a call takes ~0.29 ms on an H100, and the
-// GPU's switches between the judge and a runner process around each window cost a few
-// microseconds more or less from one runner to another; eight calls in a window make that
-// under 1% of the sample (cudalabs/timing/interleaved.hpp, Workload::calls_per_sample).
-// Pipelined (Workload::pipelined_calls): the calls run back to back, not one host round trip
-// each. Each round trip added 5-31 us to a call, fixed for a runner process (H100, 2026-11-27:
-// calls timed 0.297-0.323 ms in grades, 0.292-0.293 ms alone in every process,
-// bench/probes/ipc_replicas_probe.cu), which spread ten grades of the solution by +-3-4%.
+// Calls per timed sample, each on its own arrays (cudalabs/timing/interleaved.hpp,
+// Workload::calls_per_sample), pipelined (Workload::pipelined_calls: back to back, not one host
+// round trip each). A window carries a cost of its own (the GPU's switches between the judge's and
+// a runner's context, the round trip less the ping subtracted) that differs by some microseconds
+// from one runner process to another and stays with it; K calls a window divide it by K. Each
+// round trip inside the window added 5-31 us a call, fixed for a runner process (calls timed
+// 0.297-0.323 ms in grades, 0.292-0.293 ms alone in every process: bench/probes/ipc_replicas_probe.cu).
+// Ten grades of the solution each on the H100 (2026-11-27), vector_add and saxpy ratios: one round
+// trip a call 0.963-1.039 and 0.963-1.043; pipelined 0.990-1.026 and 0.991-1.023, on another H100
+// 0.976-1.004 and 0.986-1.018 (on a third, 20 rounds instead of 10: 0.977-1.009 and 0.987-1.020;
+// the bias stays with the process). Sixteen calls a window, on the last two: 0.988-1.014 and
+// 0.985-1.015, at twice the cost a round; with six rounds instead of ten (the cost of eight calls'
+// ten) 0.993-1.016 and 0.988-1.015: no better than eight calls, so not kept.
 constexpr int kCallsPerSample = 8;
 
 // kCallsPerSample sets of `count` arrays of kTimedSize floats.

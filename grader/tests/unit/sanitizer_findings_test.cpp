@@ -108,7 +108,7 @@ TEST(SanitizerFindings, ErrorsCostPointsOnlyWhenRequired) {
   const std::map<std::string, std::vector<SanitizerFinding>> findings{
       {"A.Racy", {parse_sanitizer_output("memcheck", "========= ERROR SUMMARY: 0 errors\n"),
                   parse_sanitizer_output("racecheck", kRacecheckOutput)}},
-      {"A.Slow", {SanitizerFinding{"memcheck", false, false, 0, "timed out"}}},
+      {"A.Slow", {SanitizerFinding{"memcheck", false, false, 0, "timed out", 0, ""}}},
       {"A.Clean", {parse_sanitizer_output("memcheck", "========= ERROR SUMMARY: 0 errors\n")}}};
   std::vector<ScoredTest> reported{passed("A.Racy"), passed("A.Slow"), passed("A.Clean")};
   apply_sanitizer_findings(reported, findings, false);

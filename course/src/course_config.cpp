@@ -1,7 +1,5 @@
 #include "cudalabs/course/course_config.hpp"
 
-#include <fmt/format.h>
-
 #include "forbid_rules_reader.hpp"
 #include "timing_reader.hpp"
 #include "yaml_fields.hpp"

@@ -281,10 +281,9 @@ LabConfig load_lab_config(const fs::path& file) {
   if (const std::optional<YAML::Node> root = detail::load_yaml_file(file, diagnostics)) {
     const Located whole_file{*root, "", root->Mark()};
     if (const std::optional<MapReader> top = MapReader::open(whole_file, diagnostics, "a map of lab settings")) {
-      top->check_keys(
-          {"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib", "timing", "tolerances", "tests",
-           "performance", "forbid", "allow", "sanitizer", "kernels", "profile", "reference_targets", "late", "service",
-           "withheld_points"});
+      top->check_keys({"lab", "title", "total_points", "student_files", "test_timeout_seconds", "host_memory_gib",
+                       "timing", "tolerances", "tests", "performance", "forbid", "allow", "sanitizer", "kernels",
+                       "profile", "reference_targets", "late", "service", "withheld_points"});
       read_id(*top, file, diagnostics, lab);
       lab.title = top->require_string("title").value_or("");
       const std::optional<double> total = top->require_number("total_points", NumberRange::Positive);

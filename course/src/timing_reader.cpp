@@ -34,10 +34,12 @@ TimingOverrides read_timing_settings(const MapReader& timing, FileDiagnostics& d
     if (const auto at = timing.find(key)) diagnostics.add(at->mark, at->field, message);
   };
   if (out.min_samples && out.max_samples && *out.max_samples < *out.min_samples) {
-    complain("max_samples", fmt::format("must be at least min_samples ({}), got {}", *out.min_samples, *out.max_samples));
+    complain("max_samples",
+             fmt::format("must be at least min_samples ({}), got {}", *out.min_samples, *out.max_samples));
   }
   if (out.min_samples && *out.min_samples < 6) {
-    complain("min_samples", fmt::format("a 95% interval of a median needs at least 6 samples, got {}", *out.min_samples));
+    complain("min_samples",
+             fmt::format("a 95% interval of a median needs at least 6 samples, got {}", *out.min_samples));
   }
   if (out.confidence && *out.confidence >= 1) {
     complain("confidence", fmt::format("must be below 1 (e.g. 0.95), got {}", *out.confidence));

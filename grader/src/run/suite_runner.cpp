@@ -43,6 +43,8 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
                   });
   if (!under_a_tool) spec.extra_env.emplace_back(cudalabs::kConfineVariable, "1");
   spec.timeout_seconds = invocation.test_timeout_seconds;
+  spec.quiet_seconds = invocation.quiet_seconds;
+  spec.on_quiet = invocation.on_quiet;
   spec.max_output_bytes = invocation.max_output_bytes;
   spec.limits = invocation.limits;
   spec.end_strays = true;  // student code: nothing it starts outlives the run (not confined under a tool)

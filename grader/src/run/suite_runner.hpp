@@ -23,6 +23,10 @@ struct HarnessInvocation {
   double test_timeout_seconds = 30;
   std::uint64_t max_output_bytes = 1 << 20;
   ResourceLimits limits;  // never an address-space cap: see resource_limits.hpp
+  // Called once per harness process whose result channel has been silent for quiet_seconds
+  // (ProcessSpec::on_quiet): a batch lets a likely hanging grade's correctness slot go.
+  double quiet_seconds = 0;
+  std::function<void()> on_quiet;
 };
 
 struct TestListing {

@@ -202,6 +202,10 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
 
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(spec.timeout_seconds));
+  const bool watch_quiet = spec.on_quiet && spec.quiet_seconds > 0 && spec.result_fd >= 0;
+  const auto quiet_for = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.quiet_seconds));
+  auto last_line = start;
+  bool said_quiet = false;
   std::string pending_line;
   int status = 0;
   bool reaped = false;
@@ -242,10 +246,15 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
         }
         deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(spec.timeout_seconds));
+        last_line = Clock::now();
       }
       if (failed_answer) break;
       // A line this long is not one the harness wrote; do not let it eat our memory.
       if (pending_line.size() > kMaxResultLineBytes) pending_line.clear();
+    }
+    if (watch_quiet && !said_quiet && !failed_answer && Clock::now() - last_line > quiet_for) {
+      said_quiet = true;
+      spec.on_quiet();
     }
     // An answer that could not be given ends the child as a time-out does, and everything it
     // started with it (below), before the caller hears why: nothing is left running unsupervised.

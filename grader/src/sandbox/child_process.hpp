@@ -40,6 +40,11 @@ struct ProcessSpec {
   // Added to the child's nice value (0: as labgrade's). Work that may run while another grade is
   // timed (a batch's compilations) yields the CPUs to the timed processes.
   int nice = 0;
+  // With a result channel and quiet_seconds > 0: called once, on run_process's thread, the first
+  // time the channel has had no line for that long (a test that is likely hanging), long before
+  // the time-out ends it.
+  double quiet_seconds = 0;
+  std::function<void()> on_quiet;
 };
 
 struct ProcessResult {

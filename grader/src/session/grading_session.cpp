@@ -86,9 +86,13 @@ std::optional<Stop> run_timed(SessionState& session, const NamedStage& stage, Co
                               CountingSlots* compile = nullptr) {
   const double started_at = unix_seconds_now();
   const SessionClock::time_point began = SessionClock::now();
-  std::optional<CountingSlots::Slot> gpu_slot, compile_slot;
-  if (gpu) gpu_slot.emplace(*gpu);
+  std::optional<CountingSlots::Slot> compile_slot;
+  if (gpu) session.gpu_slot = std::make_unique<CountingSlots::Slot>(*gpu);
   if (compile) compile_slot.emplace(*compile);
+  struct LetGo {  // the GPU slot, however the stage ends (the stage may have let it go already)
+    SessionState& session;
+    ~LetGo() { session.gpu_slot.reset(); }
+  } let_go{session};
   std::optional<Stop> stop = stage.run(session);
   session.result.stage_times.push_back({stage.name, started_at, seconds_since(began)});
   return stop;

@@ -16,6 +16,7 @@
 #include "cudalabs/course/lab_config.hpp"
 #include "model/grade_result.hpp"
 #include "run/suite_runner.hpp"
+#include "session/counting_slots.hpp"
 #include "session/grading_session.hpp"
 #include "stage/staging.hpp"
 
@@ -51,6 +52,9 @@ struct SessionState {
   // query needs), begun beside staging and the build; take_gpu waits for it.
   std::shared_future<void> cuda_runtime_started;
   SuiteRun shared_run;         // the correctness tests' outcomes while sharing the GPU
+  // In a batch, the correctness-tests slot (RunRequest::gpu_slots) while the stage runs; let go
+  // early when a harness goes quiet (stages.cpp, run_correctness_tests).
+  std::unique_ptr<CountingSlots::Slot> gpu_slot;
   // Whether the shared run's harness also ran the timed cases, after waiting for the GPU alone
   // (stages.cpp, timed_cases_in_shared_run), and whether the session holds it alone now.
   bool timed_in_shared_run = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <stdexcept>
@@ -151,6 +152,40 @@ TEST(ChildProcess, ResultLinesDoNotExtendALimitOnceTheyStop) {
   const ProcessResult result = run_process(spec, [&](const std::string&) { ++lines; });
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(lines, 1);
+}
+
+// A batch lets a grade's correctness slot go once its test has gone quiet (likely hanging), so
+// the next grade need not wait out the whole time-out.
+TEST(ChildProcess, SaysOnceWhenTheResultChannelGoesQuietBeforeTheTimeOut) {
+  ProcessSpec spec = child({"results-then-hang", "only"}, 1.5);
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  spec.quiet_seconds = 0.2;
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<double> said_at;
+  spec.on_quiet = [&] {
+    said_at.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  };
+  const ProcessResult result = run_process(spec, [](const std::string&) {});
+  EXPECT_TRUE(result.timed_out);
+  ASSERT_EQ(said_at.size(), 1u);
+  EXPECT_GE(said_at[0], 0.2);
+  EXPECT_LT(said_at[0], 1.0);  // well before the time-out
+}
+
+TEST(ChildProcess, SaysNothingOfAChildThatEndsOrHasNoResultChannel) {
+  int said = 0;
+  ProcessSpec talking = child({"results", "first", "second"});
+  talking.result_fd = 3;
+  talking.result_fd_env = "CUDALABS_RESULT_FD";
+  talking.quiet_seconds = 0.5;
+  talking.on_quiet = [&] { ++said; };
+  EXPECT_TRUE(run_process(talking, [](const std::string&) {}).succeeded());
+  ProcessSpec silent = child({"hang"}, 0.5);  // no channel: its silence means nothing
+  silent.quiet_seconds = 0.1;
+  silent.on_quiet = [&] { ++said; };
+  EXPECT_TRUE(run_process(silent).timed_out);
+  EXPECT_EQ(said, 0);
 }
 
 // An answer labgrade cannot give (say the gpu_alone hook failing to take the GPU lock) ends the

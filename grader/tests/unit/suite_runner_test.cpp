@@ -91,6 +91,23 @@ TEST_F(RunTests, ChargesAHangToItsTestAndRunsTheRest) {
   EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
 }
 
+// A batch's correctness slot goes once a harness has gone quiet (session/stages.cpp): said once
+// for the hanging test's process, not for the process that runs the tests after it and ends.
+TEST_F(RunTests, AHarnessGoneQuietIsToldBeforeItsTimeOut) {
+  HarnessInvocation invocation;
+  invocation.harness = LABGRADE_TEST_CHILD;
+  invocation.env.emplace_back("FAKE_SCRIPT", "A.one=hang");
+  invocation.test_timeout_seconds = 1.0;
+  invocation.quiet_seconds = 0.2;
+  int said = 0;
+  invocation.on_quiet = [&] { ++said; };
+  const SuiteRun result = run_tests(invocation, {"A.one", "B.two"});
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::TimedOut);
+  EXPECT_EQ(result.outcomes[1].status, TestStatus::Passed);
+  EXPECT_EQ(result.processes, 2);
+  EXPECT_EQ(said, 1);
+}
+
 TEST_F(RunTests, ALostContextFailsThatTestAndRestartsForTheOthers) {
   const SuiteRun result = run("A.one=lose", {"A.one", "B.two"});
   EXPECT_EQ(result.outcomes[0].status, TestStatus::Crashed);

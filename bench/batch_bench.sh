@@ -17,6 +17,8 @@
 # time goes to OUT/sequential/times.txt as it ends, so a run cut short still says how far it got.
 # The batch's timeline follows the figures: when each grade's long stages (build, correctness
 # tests, sanitizer, tests alone) began and ended, from timing.stages of its report.
+# Then each kind of submission's batch grades (status and points over its copies), also with
+# --no-sequential, so that a batch-only run still shows whether every copy of a kind was graded alike.
 #
 #   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
 set -euo pipefail
@@ -136,6 +138,18 @@ if starts:
         spans = [f"{s['stage']} {s['started_at'] - origin:.1f}-{s['started_at'] - origin + s['seconds']:.1f}"
                  for s in stages[student] if s["seconds"] >= 0.5]
         print(f"  {student:28} " + "; ".join(spans))
+# Each kind of submission's batch grades (the student id less its sNNN_ prefix), so that a run
+# with --no-sequential still says whether every copy of a kind got the grade it should.
+by_kind = {}
+for student, status, total, *_ in rows:
+    by_kind.setdefault(student.split("_", 1)[-1], []).append((status, total))
+summary = []
+for kind, grades in sorted(by_kind.items()):
+    statuses = sorted({status for status, _ in grades})
+    totals = [total for _, total in grades if total is not None]
+    points = "-" if not totals else (f"{min(totals):g}" if min(totals) == max(totals) else f"{min(totals):g}-{max(totals):g}")
+    summary.append(f"{kind} {'/'.join(statuses)} {points} (x{len(grades)})")
+print("batch grades by kind: " + "; ".join(summary))
 if not sequential:
     sys.exit(0)
 differ = 0

@@ -8,8 +8,11 @@ ping lines (round -1) and one line per sample:
     ROUND SIDE RAW_MS SCORED_MS RUNNER_HOST_MS WALL_MS CHECK_BEFORE_MS CHECK_AFTER_MS TRUSTED_WAIT_US STUDENT_WAIT_US
 
 (older traces stop earlier or have one wait column; on a ping line the waits are its 7th and 8th figures).
+RUNNER_HOST_MS is the host time, request to reply, of the window's last call (of a ping line, the
+ping's); in traces before 2026-11-27's change the student's lines held the checker's verify call
+made after the window instead (about one call plus a round trip), so only the reference's compare.
 Prints per measurement: the rounds, the round trips to each runner, each side's median window as
-measured and as scored, the runner's host time, how long the timed threads waited for a CPU in
+measured and as scored, the host time of the window's last call, how long the timed threads waited for a CPU in
 the windows (rounds with a wait above 20 us are measured again by the judge), the median ratio of
 the rounds kept (the summary counts a wait of either kind; the judge counts the student's
 only once a trusted thread's has shown outside load), and the device-idle checks by where they were made (after each side's calls; before each

@@ -228,12 +228,12 @@ class SampleTrace {
   // Then the device-idle checks before and after the sample (busy_device.hpp) and, last, the
   // microseconds the trusted threads and the student's runner's main thread waited for a CPU
   // during the window (-1: unknown).
-  void sample(int round, const char* side, double raw_ms, double scored_ms, double check_before_ms,
+  // `host_ms`: the host time of the window's last call (a ping's own for a ping line).
+  void sample(int round, const char* side, double raw_ms, double scored_ms, double host_ms, double check_before_ms,
               double check_after_ms, const WindowCpuWait& wait) {
     if (file_) {
-      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f %.1f %.1f\n", round, side, raw_ms, scored_ms,
-                   remote::last_call_host_ms(), wall_ms(), check_before_ms, check_after_ms, wait.trusted_us,
-                   wait.student_us);
+      std::fprintf(file_, "%d %s %.5f %.5f %.5f %.1f %.4f %.4f %.1f %.1f\n", round, side, raw_ms, scored_ms, host_ms,
+                   wall_ms(), check_before_ms, check_after_ms, wait.trusted_us, wait.student_us);
     }
   }
 
@@ -282,6 +282,8 @@ class Sampler {
   double student_overhead_ms() const { return student_overhead_ms_; }
   // The last sample as the clock saw it, before the round trip was subtracted.
   double last_raw_ms() const { return last_raw_ms_; }
+  // In a judge, the host time of the last sample's last call, from request to reply (for the trace).
+  double last_window_host_ms() const { return last_window_host_ms_; }
 
   // `before_launch` runs after prepare, outside the timed region (the input seals). With `seal`,
   // the call's writable memory is checksummed right behind the stop event (in a judge).
@@ -326,6 +328,8 @@ class Sampler {
       if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
     }
     timer_.stop(stream_);
+    // Read now: the checks after the window make calls of their own (the checker's, for verify).
+    last_window_host_ms_ = judge_ ? remote::last_call_host_ms() : 0;
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
@@ -386,7 +390,8 @@ class Sampler {
       const WindowCpuWait waited = cpu_wait_since(waited_before);
       (proves_outside_load(waited) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
-        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0, 0, 0, waited);
+        trace_->sample(-1, side == remote::Side::student ? "ping-student" : "ping-reference", ms, 0,
+                       remote::last_call_host_ms(), 0, 0, waited);
       }
     }
     if (pings.size() < kOverheadPings / 2 + 1) pings.insert(pings.end(), disturbed_pings.begin(), disturbed_pings.end());
@@ -398,6 +403,7 @@ class Sampler {
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
+  double last_window_host_ms_ = 0;
   WindowCpuWait last_cpu_wait_{};
   RoundCpuWait round_wait_{};  // since begin_round
   double last_before_check_ms_ = 0;
@@ -622,13 +628,13 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     // Alternate which goes first, so an order effect appears in both directions equally.
     const auto student_side = [&] {
       student_ms = student_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms(), sampler.last_cpu_wait());
+      trace.sample(round, "student", sampler.last_raw_ms(), student_ms, sampler.last_window_host_ms(),
+                   sampler.last_before_check_ms(), sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
     const auto solution_side = [&] {
       solution_ms = solution_sample(sampler, work, round, seed, stream, output_seal, busy, result);
-      trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_before_check_ms(),
-                   sampler.last_after_check_ms(), sampler.last_cpu_wait());
+      trace.sample(round, "solution", sampler.last_raw_ms(), solution_ms, sampler.last_window_host_ms(),
+                   sampler.last_before_check_ms(), sampler.last_after_check_ms(), sampler.last_cpu_wait());
     };
     if (round % 2 == 0) {
       student_side();

@@ -4,7 +4,9 @@
 #                                   labgrade rebuilds it from a submission at grade time)
 #   labs/<id>/*_test.cu             public self-check suite -> lab_<id>_selfcheck
 #   grader/suites/<id>/*.cu         hidden suite -> lab_<id>_grade, the judge (instructor tree only),
-#                                   which maps no lab code: its API calls go to two runners
+#                                   which maps no student code: its API calls go to runners
+#                                   (the solution also linked in, as judge_reference, for runs
+#                                   that time nothing)
 #   grader/suites/<id>/lab_calls.def  the API, listed for the judge and the runners
 #   solutions/<id>/*.cu             reference, namespace `solution` -> lab_<id>_reference_runner
 #                                   the student library            -> lab_<id>_student_runner
@@ -46,6 +48,15 @@ function(_cudalabs_harness_executable target lab_id output_dir)
   target_compile_definitions(${target} PRIVATE
     CUDALABS_LAB_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/labs/${lab_id}.yaml"
     CUDALABS_COURSE_CONFIG_DEFAULT="${PROJECT_SOURCE_DIR}/config/course.yaml")
+endfunction()
+
+# A lab's solution compiled into namespace `namespace` (its sources say LAB_IMPL), as objects.
+function(_cudalabs_solution_objects target namespace lab_dir)
+  add_library(${target} OBJECT ${ARGN})
+  target_compile_definitions(${target} PRIVATE LAB_IMPL=${namespace})
+  target_include_directories(${target} PRIVATE "${lab_dir}")
+  target_link_libraries(${target} PRIVATE cudalabs::common)
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${CUDALABS_DEVICE_COMPILE_FLAGS}>")
 endfunction()
 
 # A runner serves the judge's calls of one implementation (cudalabs/remote/judge.hpp): `student`
@@ -92,15 +103,14 @@ function(cudalabs_add_lab lab_id)
   if(IS_DIRECTORY "${solution_dir}" AND IS_DIRECTORY "${suite_dir}")
     file(GLOB solution_sources CONFIGURE_DEPENDS "${solution_dir}/*.cu")
     file(GLOB suite_sources CONFIGURE_DEPENDS "${suite_dir}/*.cu")
-    add_library(lab_${lab_id}_solution OBJECT ${solution_sources})
-    target_compile_definitions(lab_${lab_id}_solution PRIVATE LAB_IMPL=solution)
-    target_include_directories(lab_${lab_id}_solution PRIVATE "${lab_dir}")
-    target_link_libraries(lab_${lab_id}_solution PRIVATE cudalabs::common)
-    target_compile_options(lab_${lab_id}_solution PRIVATE
-                           "$<$<COMPILE_LANGUAGE:CUDA>:${CUDALABS_DEVICE_COMPILE_FLAGS}>")
+    _cudalabs_solution_objects(lab_${lab_id}_solution solution "${lab_dir}" ${solution_sources})
+    # The same solution under another name, linked into the judge: a run that times nothing calls it
+    # there rather than starting a reference runner (cudalabs/remote/judge.hpp, reference_in_judge).
+    _cudalabs_solution_objects(lab_${lab_id}_judge_reference judge_reference "${lab_dir}" ${solution_sources})
 
-    # The grade harness is a judge: it links neither the submission nor the solution. Each call of
-    # the lab's API goes to a runner (lab_calls.def lists the API once for all three).
+    # The grade harness is a judge: it never links the submission. Each call of the lab's API goes
+    # to a runner (lab_calls.def lists the API once for all three); runs that time nothing call the
+    # solution linked in as judge_reference instead of the reference's runner.
     set(calls "${suite_dir}/lab_calls.def")
     if(NOT EXISTS "${calls}")
       message(FATAL_ERROR "lab ${lab_id}: ${calls} is missing; it lists the lab's API for the judge and its runners "
@@ -116,6 +126,7 @@ function(cudalabs_add_lab lab_id)
     _cudalabs_harness_executable(lab_${lab_id}_grade ${lab_id} "${output_dir}"
       ${selfcheck_sources} ${suite_sources} ${timed_sources} "${PROJECT_SOURCE_DIR}/common/src/remote/lab_thunks.cpp")
     target_compile_definitions(lab_${lab_id}_grade PRIVATE CUDALABS_LAB_ID="${lab_id}" CUDALABS_LAB_CALLS="${calls}")
+    target_link_libraries(lab_${lab_id}_grade PRIVATE lab_${lab_id}_judge_reference)
     set_property(TARGET lab_${lab_id}_grade APPEND PROPERTY OBJECT_DEPENDS "${calls}")
 
     _cudalabs_runner_executable(lab_${lab_id}_student_runner ${lab_id} "${output_dir}" student "${calls}")

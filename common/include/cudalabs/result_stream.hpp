@@ -59,6 +59,12 @@ inline constexpr const char* kCurrentTestPlaceholder = "{test}";
 // per shard, plus one per test with findings; a shard that did not run to its end (a crash of the
 // judge, a time-out) labgrade runs again with a runner per test.
 inline constexpr const char* kToolRunnerSpansTestsVariable = "CUDALABS_TOOL_RUNNER_SPANS_TESTS";
+// Set (to "1") by labgrade for a judge run that times nothing (a batch's first parts, a sanitized
+// grade's first run, the sanitizer's tool runs): the judge runs solution:: calls itself, with the
+// solution linked in (namespace judge_reference), and starts no reference runner. A reference
+// runner exists so that both sides of a ratio are timed alike; untimed, it was one CUDA start in
+// three, and the driver makes contexts one at a time. A judge so started refuses to time.
+inline constexpr const char* kReferenceInJudgeVariable = "CUDALABS_REFERENCE_IN_JUDGE";
 // "Suite.Name" as a file name: every byte outside [A-Za-z0-9._-] becomes '_'; the judge appends
 // "~2", "~3" ... for a second, third log of the same test (a runner started after a crash).
 inline std::string tool_log_name(std::string_view test) {

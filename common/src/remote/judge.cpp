@@ -481,8 +481,11 @@ Runner& JudgeState::runner(Side side) {
   // Each runner initialises CUDA (a few hundred milliseconds): the two every test calls at once,
   // on first use; the checker (timed samples' expected outputs) only when it is called. Fewer
   // contexts on a GPU that a batch's correctness tests share (each one costs every other a turn).
+  if (side == Side::reference && reference_in_judge()) {
+    throw std::logic_error("runner protocol: a reference call reached a runner in a judge whose reference runs in process");
+  }
   student.spawn();
-  reference.spawn();
+  if (!reference_in_judge()) reference.spawn();
   Runner& chosen = side == Side::student ? student : checking ? checker : reference;
   chosen.spawn();
   chosen.await_ready();
@@ -490,6 +493,14 @@ Runner& JudgeState::runner(Side side) {
 }
 
 bool judge_mode() noexcept { return judge().lab_id != nullptr; }
+
+bool reference_in_judge() noexcept {
+  static const bool in_judge = [] {
+    const char* value = std::getenv(kReferenceInJudgeVariable);
+    return judge_mode() && value != nullptr && std::strcmp(value, "1") == 0;
+  }();
+  return in_judge;
+}
 
 std::uint64_t calls_made() noexcept { return judge().calls; }
 
@@ -516,6 +527,7 @@ void start_runners_ahead(bool timed_cases_ahead) noexcept {
   JudgeState& state = judge();
   try {
     state.student.spawn();
+    if (reference_in_judge()) return;
     state.reference.spawn();
     if (timed_cases_ahead) state.checker.spawn();
   } catch (...) {
@@ -635,6 +647,21 @@ void add_pointer(CallBuilder& call, const void* pointer, bool writable) {
   if (writable) call.outputs.push_back({reinterpret_cast<void*>(base), bytes, false});
 }
 
+void before_call_in_judge() {
+  if (!reference_in_judge()) throw std::logic_error("runner protocol: a reference call in a judge that runs it in a runner");
+  CUDALABS_CHECK(cudaDeviceSynchronize());
+}
+
+void after_call_in_judge(const char* function) {
+  const cudaError_t launched = cudaGetLastError();
+  const cudaError_t finished = cudaDeviceSynchronize();
+  const cudaError_t failed = finished != cudaSuccess ? finished : launched;
+  if (failed == cudaSuccess) return;
+  judge().trusted_runner_failed = true;  // the solution's doing, or the machine's: never the student's
+  throw RunnerFailure(std::string("the reference (run in the judge) failed on the GPU during ") + function + ": " +
+                      cudaGetErrorString(failed));
+}
+
 std::uint64_t finish_call(Side side, CallBuilder& call) {
   ++judge().calls;
   // Whatever the judge queued on any stream (the inputs, the poisoned outputs) is on the device
@@ -682,6 +709,11 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 TimingPin::TimingPin() {
   JudgeState& state = judge();
   if (!judge_mode()) return;
+  if (reference_in_judge()) {
+    throw std::logic_error(
+        "a timed case in a judge whose reference runs in process (CUDALABS_REFERENCE_IN_JUDGE): labgrade sets it "
+        "only for runs that time nothing, since a ratio needs both sides timed in runners alike");
+  }
   state.timing = true;
   active_ = true;
   if (const char* pin = std::getenv("CUDALABS_TIMING_PIN"); pin != nullptr && std::strcmp(pin, "0") == 0) return;

@@ -8,6 +8,12 @@
 #include CUDALABS_LAB_CALLS
 #undef CUDALABS_LAB_CALL
 #include "cudalabs/student_and_solution.hpp"
+// The solution once more, linked into the judge under its own name (lab_<id>_judge_reference,
+// cmake/CudalabsLab.cmake): what a run that times nothing calls instead of a reference runner
+// (remote::reference_in_judge()).
+#define LAB_IMPL judge_reference
+#include CUDALABS_LAB_API
+#undef LAB_IMPL
 
 #ifndef CUDALABS_LAB_ID
 #error "define CUDALABS_LAB_ID (the lab's id, quoted)"
@@ -35,6 +41,10 @@ const bool registered = (cudalabs::remote::detail::register_judge(cudalabs_judge
   }                                                                                                     \
   namespace solution {                                                                                  \
   result name parameters {                                                                              \
+    if (::cudalabs::remote::reference_in_judge()) {                                                     \
+      return ::cudalabs::remote::call_in_judge<result>(                                                 \
+          #name, [&] { return ::judge_reference::name(CUDALABS_UNPAREN arguments); });                  \
+    }                                                                                                   \
     return ::cudalabs::remote::call<result>(::cudalabs::remote::Side::reference, #name,                 \
                                             CUDALABS_UNPAREN arguments);                                \
   }                                                                                                     \

@@ -15,6 +15,7 @@
 #include "checks/kernel_requirements.hpp"
 #include "checks/review_scan.hpp"
 #include "checks/symbol_scan.hpp"
+#include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
 #include "run/device_check.hpp"
 #include "run/profile_pass.hpp"
@@ -317,8 +318,18 @@ std::string describe_sharing(bool lock_held, const SuiteRun& shared) {
 // quarter of the test time-out (at least 5 s): a test that long is most likely hanging, and would
 // otherwise keep one of the few grades allowed on the GPU at once waiting out its time-out (20 s
 // for lab 01, for each hanging test) while it only spins. Its tests go on without the slot.
+// A judge run that times nothing (a batch's first part, a sanitized grade's first run, the
+// sanitizer's tool runs) calls the solution linked into it instead of starting a reference runner
+// (kReferenceInJudgeVariable): one CUDA start in three fewer, where a batch's runs start contexts
+// side by side and the driver makes them one at a time.
+HarnessInvocation with_reference_in_judge(const SessionState& session, HarnessInvocation invocation) {
+  if (session.graded) invocation.env.emplace_back(cudalabs::kReferenceInJudgeVariable, "1");
+  return invocation;
+}
+
 HarnessInvocation letting_a_quiet_harness_go(SessionState& session) {
   HarnessInvocation invocation = session.invocation;
+  if (!session.timed_in_shared_run) invocation = with_reference_in_judge(session, std::move(invocation));
   if (session.gpu_slot) {
     invocation.quiet_seconds = std::max(5.0, invocation.test_timeout_seconds / 4);
     invocation.on_quiet = [&session] { session.gpu_slot.reset(); };
@@ -441,7 +452,7 @@ void sanitize(SessionState& session, const HoldGpu& hold_gpu) {
   if (!racecheck_needed) tools.erase(std::find(tools.begin(), tools.end(), kRacecheck));
   const SessionClock::time_point started = SessionClock::now();
   session.sanitizer_findings =
-      run_sanitizer_pass(session.invocation, session.sanitizer, correctness,
+      run_sanitizer_pass(with_reference_in_judge(session, session.invocation), session.sanitizer, correctness,
                          session.graded ? StudentCode::in_runners : StudentCode::in_the_harness, seconds, hold_gpu,
                          tools);
   if (!racecheck_needed) {

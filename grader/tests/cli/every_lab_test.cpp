@@ -150,6 +150,45 @@ TEST_P(EveryJudge, ListsItsTimedCasesAfterItsCorrectnessTests) {
                                            << tests[first_timed];
 }
 
+// A batch's first parts time nothing, so their judges run the solution linked into them instead of
+// a reference runner (labgrade sets CUDALABS_REFERENCE_IN_JUDGE; cudalabs/remote/judge.hpp): the
+// expected outputs come from there, and a solution must pass every correctness test and the
+// skeleton fail each with its TODO, as when a runner makes them. (The timed cases, run by a judge
+// of the usual kind, are not looked at: under ctest -j4 their figures may end "machine busy".)
+TEST_P(EveryJudge, GradesCorrectnessInABatchWhoseFirstPartsRunTheReferenceInTheJudge) {
+  const std::string lab = GetParam();
+  const BuildRecipe recipe = load_build_recipe(std::string(CUDALABS_BINARY_DIR) + "/cudalabs/labs/" + lab + ".json");
+  if (recipe.grade_harness.empty()) GTEST_SKIP() << "no hidden suite for " << lab << " in this tree";
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: a batch's first parts run on a GPU";
+  const fs::path scratch = fs::path(::testing::TempDir()) / ("every_judge_batch_" + lab);
+  fs::remove_all(scratch);
+  fs::create_directories(scratch / "class");
+  fs::copy(course_file("solutions/" + lab), scratch / "class" / "solution", fs::copy_options::recursive);
+  fs::copy(course_file("labs/" + lab), scratch / "class" / "skeleton", fs::copy_options::recursive);
+  const LabgradeRun run = labgrade({"batch", lab, (scratch / "class").string(), "--out", (scratch / "out").string()});
+  ASSERT_TRUE(run.process.exited) << run.process.output;
+  const auto report_of = [&](const char* student) {
+    std::ifstream in(scratch / "out" / "reports" / student / "report.json");
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  };
+  const nlohmann::json solution = report_of("solution");
+  const nlohmann::json skeleton = report_of("skeleton");
+  ASSERT_TRUE(solution.is_object() && skeleton.is_object()) << run.process.output;
+  int correctness_tests = 0;
+  for (const auto& test : solution["tests"]) {
+    if (test.contains("performance")) continue;
+    ++correctness_tests;
+    EXPECT_EQ(test["status"], "passed") << "solution, " << test["name"] << ": " << test.value("message", "");
+  }
+  EXPECT_GT(correctness_tests, 0);
+  for (const auto& test : skeleton["tests"]) {
+    if (test.contains("performance")) continue;
+    EXPECT_EQ(test["status"], "failed") << "skeleton, " << test["name"];
+    EXPECT_CONTAINS(test.value("message", ""), "TODO(student)");
+  }
+  fs::remove_all(scratch);
+}
+
 INSTANTIATE_TEST_SUITE_P(Labs, EveryJudge, ::testing::ValuesIn(lab_ids()),
                          [](const auto& info) { return "lab" + info.param; });
 

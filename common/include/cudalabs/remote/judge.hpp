@@ -44,6 +44,10 @@ class RunnerFailure : public std::runtime_error {
 // Whether this process is a judge (its API calls run in runners). False in self-check harnesses,
 // benchmarks and unit tests, which call implementations in process.
 bool judge_mode() noexcept;
+// Whether this judge runs its solution:: calls itself (labgrade set kReferenceInJudgeVariable,
+// cudalabs/result_stream.hpp, for a run that times nothing): no reference runner or checker
+// starts, and TimingPin refuses (a ratio needs both sides in runners of the same kind).
+bool reference_in_judge() noexcept;
 
 // Device memory or pinned host memory a call may write, as this process sees it: the whole
 // allocation (or segment) each non-const pointer argument points into.
@@ -213,6 +217,23 @@ void add_argument(CallBuilder& call, T value) {
 }
 
 }  // namespace detail
+
+namespace detail {
+// Around a solution:: call run in the judge (reference_in_judge()): what the judge queued is on
+// the device first, as for a runner's call; after it, the call's work is done and the context is
+// sound (a trusted call that broke it throws: the test fails with a machine fault, not the student's).
+void before_call_in_judge();
+void after_call_in_judge(const char* function);
+}  // namespace detail
+
+// A solution:: call in a judge whose reference runs in process: `run` calls the linked-in solution.
+template <class R, class Run>
+R call_in_judge(const char* function, Run&& run) {
+  detail::before_call_in_judge();
+  const R result = run();
+  detail::after_call_in_judge(function);
+  return result;
+}
 
 // Runs `function` with `args` on `side` and returns what it returned (R: a number or an enum).
 template <class R, class... Args>

@@ -52,8 +52,8 @@ std::vector<Protection> test_process_protections() {
        !seccomp ? no_seccomp
        : separate_cores ? ""
                         : "this process may use " + std::to_string(cores.size()) +
-                              " physical core(s), fewer than the 4 that keep the student's runner apart from the "
-                              "judge, the reference and the checker while timed"},
+                              " physical core(s), fewer than the 3 that keep the student's runner apart from the "
+                              "judge and the reference while timed"},
       {"host memory per test process (course.yaml host_memory_gib)", "RLIMIT_DATA", true, ""},
       {"student library exports only the lab's API (student::*)", "linker version script", true, ""},
       {"test program's relocations read-only before student code runs", "full RELRO, bind now", true, ""},

@@ -36,15 +36,13 @@ void append(std::vector<int>& to, const Core& core) { to.insert(to.end(), core.b
 CpuPartition partition_cores(const std::vector<Core>& cores) {
   CpuPartition partition;
   if (cores.size() < 2) return partition;
-  const std::size_t kept = cores.size() >= 4 ? 3 : 1;
+  const std::size_t kept = cores.size() >= 3 ? 2 : 1;
   for (std::size_t i = 0; i < cores.size(); ++i) append(i < kept ? partition.trusted : partition.student, cores[i]);
-  if (kept == 3) {
+  if (kept == 2) {
     partition.judge_cpu = cores[0].front();
     partition.reference_cpu = cores[1].front();
-    partition.checker_cpu = cores[2].front();
-    partition.student_cpu = cores[3].front();
+    partition.student_cpu = cores[2].front();
     partition.reference_core = cores[1];
-    partition.checker_core = cores[2];
   }
   return partition;
 }

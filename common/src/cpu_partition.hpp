@@ -24,16 +24,16 @@ struct CpuPartition {
   int judge_cpu = -1;
   int student_cpu = -1;
   int reference_cpu = -1;
-  int checker_cpu = -1;
-  Core reference_core, checker_core;
+  Core reference_core;
 
   bool separated() const { return !student.empty(); }
   bool pins() const { return judge_cpu >= 0; }
 };
 
-// From the allowed cores in order: with four or more, the first three are the judge's, the
-// reference's and the checker's, each pinned to while timing, and the rest the student's; with two
-// or three, the first is kept from the student and nothing is pinned; with one, nothing is kept apart.
+// From the allowed cores in order: with three or more, the first two are the judge's and the
+// reference's, each pinned to while timing, and the rest the student's (a timed sample's expected
+// outputs are made on the judge's thread); with two, the first is kept from the student and nothing
+// is pinned; with one, nothing is kept apart.
 CpuPartition partition_cores(const std::vector<Core>& cores);
 
 // The CPUs this process may run on, grouped by physical core (/sys/devices/system/cpu/cpuN/

@@ -26,8 +26,8 @@ constexpr std::size_t kMaxMessageBytes = 16 * 1024;
 
 class ResultStreamListener : public ::testing::EmptyTestEventListener {
  public:
-  void OnTestProgramStart(const ::testing::UnitTest& unit) override {
-    remote::start_runners_ahead(timed_cases_ahead(unit));  // their start overlaps this process's own CUDA start below
+  void OnTestProgramStart(const ::testing::UnitTest& /*unit*/) override {
+    remote::start_runners_ahead();  // their start overlaps this process's own CUDA start below
     events::Environment event;
     event.cuda_device = cuda_device_available(&event.reason);
     if (event.cuda_device) {
@@ -93,14 +93,6 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
  private:
   // Whether a performance case (TEST_F(Performance, ...), the name every lab's YAML gives them)
   // is among the tests this run will run.
-  static bool timed_cases_ahead(const ::testing::UnitTest& unit) {
-    for (int i = 0; i < unit.total_test_suite_count(); ++i) {
-      const ::testing::TestSuite* suite = unit.GetTestSuite(i);
-      if (std::strcmp(suite->name(), "Performance") == 0 && suite->test_to_run_count() > 0) return true;
-    }
-    return false;
-  }
-
   static std::string full_name(const ::testing::TestInfo& info) {
     return std::string(info.test_suite_name()) + "." + info.name();
   }

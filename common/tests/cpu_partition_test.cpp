@@ -31,25 +31,23 @@ TEST(CpuPartition, TheStudentGetsNoHardwareThreadOfATrustedCore) {
   const CpuPartition cpus = partition_cores(hyperthreaded(8));
   ASSERT_TRUE(cpus.separated());
   ASSERT_TRUE(cpus.pins());
-  EXPECT_EQ(cpus.trusted, (std::vector<int>{0, 8, 1, 9, 2, 10}));
-  EXPECT_EQ(cpus.student, (std::vector<int>{3, 11, 4, 12, 5, 13, 6, 14, 7, 15}));
+  EXPECT_EQ(cpus.trusted, (std::vector<int>{0, 8, 1, 9}));
+  EXPECT_EQ(cpus.student, (std::vector<int>{2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}));
   EXPECT_FALSE(shares_a_cpu(cpus.student, cpus.trusted));
   // Each party of a timed measurement on a core of its own, the student's within its own CPUs.
   EXPECT_EQ(cpus.judge_cpu, 0);
   EXPECT_EQ(cpus.reference_cpu, 1);
-  EXPECT_EQ(cpus.checker_cpu, 2);
-  EXPECT_EQ(cpus.student_cpu, 3);
+  EXPECT_EQ(cpus.student_cpu, 2);
   EXPECT_EQ(cpus.reference_core, (Core{1, 9}));
-  EXPECT_EQ(cpus.checker_core, (Core{2, 10}));
-  const std::set<int> pinned{cpus.judge_cpu, cpus.reference_cpu, cpus.checker_cpu, cpus.student_cpu};
-  EXPECT_EQ(pinned.size(), 4u);
+  const std::set<int> pinned{cpus.judge_cpu, cpus.reference_cpu, cpus.student_cpu};
+  EXPECT_EQ(pinned.size(), 3u);
 }
 
-TEST(CpuPartition, FourSingleThreadedCoresStillKeepEveryPartyApart) {
-  const CpuPartition cpus = partition_cores({{0}, {1}, {2}, {3}});
-  EXPECT_EQ(cpus.student, (std::vector<int>{3}));
+TEST(CpuPartition, ThreeSingleThreadedCoresStillKeepEveryPartyApart) {
+  const CpuPartition cpus = partition_cores({{0}, {1}, {2}});
+  EXPECT_EQ(cpus.student, (std::vector<int>{2}));
   EXPECT_TRUE(cpus.pins());
-  EXPECT_EQ(cpus.student_cpu, 3);
+  EXPECT_EQ(cpus.student_cpu, 2);
 }
 
 TEST(CpuPartition, TwoCoresKeepTheStudentOffTheFirstButPinNothing) {

@@ -41,7 +41,7 @@ inline constexpr const char* kConfineVariable = "CUDALABS_CONFINE";
 // 0x1F) through which a judge starts the student's runner, and only that runner: the judge's own
 // kernels and the reference's are not the student's and are not instrumented.
 inline constexpr const char* kStudentRunnerLauncherVariable = "CUDALABS_STUDENT_RUNNER_LAUNCHER";
-// Set by labgrade --profile: the same for the reference's runner (not the checker's), so that
+// Set by labgrade --profile: the same for the reference's runner, so that
 // Nsight Compute measures the reference's kernels in a pass of their own.
 inline constexpr const char* kReferenceRunnerLauncherVariable = "CUDALABS_REFERENCE_RUNNER_LAUNCHER";
 // Set by labgrade --profile to the side a profile pass measures, "student" or "reference": a

@@ -282,7 +282,7 @@ void Runner::spawn() {
   // side's kernels are instrumented; never while confining (the tool works inside the process it
   // watches, which confinement would stop).
   std::vector<std::string> tool =
-      confine_runners() ? std::vector<std::string>{} : runner_launcher(side_, this == &judge().checker);
+      confine_runners() ? std::vector<std::string>{} : runner_launcher(side_);
   under_tool_ = !tool.empty();
   tool_log_prefix_.clear();
   tool_log_suffix_.clear();
@@ -478,15 +478,15 @@ JudgeState& judge() {
 }
 
 Runner& JudgeState::runner(Side side) {
-  // Each runner initialises CUDA (a few hundred milliseconds): the two every test calls at once,
-  // on first use; the checker (timed samples' expected outputs) only when it is called. Fewer
-  // contexts on a GPU that a batch's correctness tests share (each one costs every other a turn).
-  if (side == Side::reference && reference_in_judge()) {
-    throw std::logic_error("runner protocol: a reference call reached a runner in a judge whose reference runs in process");
+  // Each runner initialises CUDA (a few hundred milliseconds): the two every test calls at once, on
+  // first use (the reference's not where the solution runs in the judge). Fewer contexts on a GPU
+  // that a batch's correctness tests share (each one costs every other a turn).
+  if (side == Side::reference && solution_runs_in_judge()) {
+    throw std::logic_error("runner protocol: a reference call reached a runner while the solution runs in the judge");
   }
   student.spawn();
   if (!reference_in_judge()) reference.spawn();
-  Runner& chosen = side == Side::student ? student : checking ? checker : reference;
+  Runner& chosen = side == Side::student ? student : reference;
   chosen.spawn();
   chosen.await_ready();
   return chosen;
@@ -502,6 +502,8 @@ bool reference_in_judge() noexcept {
   return in_judge;
 }
 
+bool solution_runs_in_judge() noexcept { return reference_in_judge() || (judge_mode() && judge().checking); }
+
 std::uint64_t calls_made() noexcept { return judge().calls; }
 
 double last_call_host_ms() noexcept { return judge().last_transact_host_ms; }
@@ -510,7 +512,7 @@ int student_runner_for_memory_check() noexcept {
   if (!judge_mode()) return -1;
   JudgeState& state = judge();
   if (!state.student.running()) {
-    if (!runner_launcher(Side::student, false).empty() || !runner_launcher(Side::reference, false).empty()) return -1;
+    if (!runner_launcher(Side::student).empty() || !runner_launcher(Side::reference).empty()) return -1;
     try {
       state.runner(Side::student);
     } catch (...) {
@@ -521,15 +523,13 @@ int student_runner_for_memory_check() noexcept {
   return state.student.pid();
 }
 
-void start_runners_ahead(bool timed_cases_ahead) noexcept {
+void start_runners_ahead() noexcept {
   if (!judge_mode()) return;
-  if (!runner_launcher(Side::student, false).empty() || !runner_launcher(Side::reference, false).empty()) return;
+  if (!runner_launcher(Side::student).empty() || !runner_launcher(Side::reference).empty()) return;
   JudgeState& state = judge();
   try {
     state.student.spawn();
-    if (reference_in_judge()) return;
-    state.reference.spawn();
-    if (timed_cases_ahead) state.checker.spawn();
+    if (!reference_in_judge()) state.reference.spawn();
   } catch (...) {
     // Whatever did not start is started on first use, where a failure is reported with its test.
   }
@@ -566,7 +566,6 @@ void register_judge(const char* lab_id) {
   state.student.set_home(state.cpus.student);
   state.student.configure(Side::student, directory + "lab_" + lab_id + "_student_runner");
   state.reference.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
-  state.checker.configure(Side::reference, directory + "lab_" + lab_id + "_reference_runner");
 
 }
 
@@ -648,14 +647,17 @@ void add_pointer(CallBuilder& call, const void* pointer, bool writable) {
 }
 
 void before_call_in_judge() {
-  if (!reference_in_judge()) throw std::logic_error("runner protocol: a reference call in a judge that runs it in a runner");
+  if (!judge_mode()) throw std::logic_error("runner protocol: not a judge process");
   CUDALABS_CHECK(cudaDeviceSynchronize());
 }
 
+bool take_reference_state_call() noexcept { return std::exchange(judge().reference_state_call, false); }
+
 void after_call_in_judge(const char* function) {
-  const cudaError_t launched = cudaGetLastError();
-  const cudaError_t finished = cudaDeviceSynchronize();
-  const cudaError_t failed = finished != cudaSuccess ? finished : launched;
+  // An error the call returned (arguments it refused, a launch it could not make) is its result,
+  // which the suite reads as it would a runner's; only work that failed on the device is a fault.
+  static_cast<void>(cudaGetLastError());
+  const cudaError_t failed = cudaDeviceSynchronize();
   if (failed == cudaSuccess) return;
   judge().trusted_runner_failed = true;  // the solution's doing, or the machine's: never the student's
   throw RunnerFailure(std::string("the reference (run in the judge) failed on the GPU during ") + function + ": " +
@@ -672,20 +674,15 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
   Runner& runner = state.runner(side);
   for (const SharedSegment& segment : call.segments) runner.share_segment(segment);
   // A reference call that writes no memory of ours can only set the runner's own state (a
-  // filter in __constant__ memory): the checker gets it too, so it computes what the reference
-  // would (both run the same solution).
-  if (side == Side::reference && !state.checking && call.outputs.empty()) {
-    Runner& checker = state.checker;
-    checker.start();
-    for (const SharedSegment& segment : call.segments) checker.share_segment(segment);
-    Request copy = call.request;
-    const Reply mirrored = checker.transact(copy, kCallTimeoutMs);
-    if (mirrored.status != ReplyStatus::ok) checker.fail("failed a call the reference runner was given");
-  }
+  // filter in __constant__ memory): the thunk makes it in the judge too, whose solution computes
+  // the expected outputs (both run the same solution).
+  state.reference_state_call = false;
+  const bool sets_state_only = side == Side::reference && call.outputs.empty();
   call.request.flags = state.reply_on_return ? kReplyOnReturn : 0;
   const Reply reply = runner.transact(call.request, kCallTimeoutMs);
   switch (reply.status) {
     case ReplyStatus::ok:
+      state.reference_state_call = sets_state_only;
       state.last_call_outputs = std::move(call.outputs);
       if (side == Side::student) state.last_student_returned_while_busy = (reply.flags & kReturnedWhileBusy) != 0;
       return reply.value;
@@ -727,7 +724,6 @@ TimingPin::TimingPin() {
   // window of lab 01's second_stream_and_host_func fixture wait (up to 1 ms).
   state.student.pin_to(cpus.student_cpu, all_but(cpus.student, cpus.student_cpu));
   state.reference.pin_to(cpus.reference_cpu, all_but(cpus.reference_core, cpus.reference_cpu));
-  state.checker.pin_to(cpus.checker_cpu, all_but(cpus.checker_core, cpus.checker_cpu));
   pinned_ = true;
 }
 
@@ -736,7 +732,7 @@ TimingPin::~TimingPin() {
   if (!pinned_) return;
   static_cast<void>(::sched_setaffinity(0, sizeof saved_, &saved_));
   JudgeState& state = judge();
-  for (Runner* runner : {&state.student, &state.reference, &state.checker}) runner->pin_to(-1);
+  for (Runner* runner : {&state.student, &state.reference}) runner->pin_to(-1);
 }
 
 std::int64_t Runner::run_queue_wait_ns() noexcept {
@@ -760,11 +756,9 @@ RunQueueWaits timed_threads_run_queue_waits() noexcept {
   std::int64_t trusted = judge_thread_run_queue_wait_ns();
   if (trusted < 0) return waits;
   JudgeState& state = judge();
-  for (Runner* runner : {&state.reference, &state.checker}) {
-    const std::int64_t waited = runner->run_queue_wait_ns();
-    if (waited < 0) return waits;
-    trusted += waited;
-  }
+  const std::int64_t reference_waited = state.reference.run_queue_wait_ns();
+  if (reference_waited < 0) return waits;
+  trusted += reference_waited;
   waits.trusted = trusted;
   waits.student = state.student.run_queue_wait_ns();
   return waits;
@@ -807,7 +801,7 @@ void end_of_test() noexcept {
   for (Runner* runner : {&state.student, &state.reference}) {
     if (runner->under_tool() && (!tool_runner_spans_tests() || runner->tool_log_grew())) runner->stop();
   }
-  for (Runner* runner : {&state.student, &state.reference, &state.checker}) {
+  for (Runner* runner : {&state.student, &state.reference}) {
     if (!runner->running()) continue;
     try {
       Request request;

@@ -25,9 +25,8 @@ void register_judge(const char* lab_id);
 bool confine_runners() noexcept;
 std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize or --profile set one
 // The tool a runner starts through (runner_launcher.cpp): the student's launcher for the student's
-// runner, CUDALABS_REFERENCE_RUNNER_LAUNCHER (labgrade --profile) for the reference's, none for
-// the checker; empty for none.
-std::vector<std::string> runner_launcher(Side side, bool checker);
+// runner, CUDALABS_REFERENCE_RUNNER_LAUNCHER (labgrade --profile) for the reference's; empty for none.
+std::vector<std::string> runner_launcher(Side side);
 // tool_log_name of the running test (a launcher's {test}), "~N" added for the Nth name handed out
 // in that test; `taken` says whether a name is already a file (a log kept for the test earlier).
 std::string current_test_log_name(const std::function<bool(const std::string&)>& taken = {});
@@ -107,10 +106,10 @@ struct JudgeState {
   const char* lab_id = nullptr;
   Runner student;
   Runner reference;
-  Runner checker;         // Side::reference inside a CheckingScope
   std::vector<int> allowed_cpus;  // this process's CPUs when it started
   CpuPartition cpus;              // the student's runner's cores and TimingPin's CPUs
-  bool checking = false;
+  bool checking = false;  // a CheckingScope lives: solution:: calls run in the judge
+  bool reference_state_call = false;  // see detail::take_reference_state_call
   bool reply_on_return = false;  // a ReplyOnReturn lives: calls go with kReplyOnReturn
   bool timing = false;    // a TimingPin lives: runners poll longer between requests
   std::map<unsigned long long, cudaIpcMemHandle_t> handles;  // by CU_POINTER_ATTRIBUTE_BUFFER_ID

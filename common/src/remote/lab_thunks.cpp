@@ -10,7 +10,8 @@
 #include "cudalabs/student_and_solution.hpp"
 // The solution once more, linked into the judge under its own name (lab_<id>_judge_reference,
 // cmake/CudalabsLab.cmake): what a run that times nothing calls instead of a reference runner
-// (remote::reference_in_judge()).
+// (remote::reference_in_judge()), and what makes a timed sample's expected outputs
+// (remote::solution_runs_in_judge()).
 #define LAB_IMPL judge_reference
 #include CUDALABS_LAB_API
 #undef LAB_IMPL
@@ -41,12 +42,17 @@ const bool registered = (cudalabs::remote::detail::register_judge(cudalabs_judge
   }                                                                                                     \
   namespace solution {                                                                                  \
   result name parameters {                                                                              \
-    if (::cudalabs::remote::reference_in_judge()) {                                                     \
-      return ::cudalabs::remote::call_in_judge<result>(                                                 \
-          #name, [&] { return ::judge_reference::name(CUDALABS_UNPAREN arguments); });                  \
+    const auto in_judge = [&] { return ::judge_reference::name(CUDALABS_UNPAREN arguments); };           \
+    if (::cudalabs::remote::solution_runs_in_judge()) {                                                 \
+      return ::cudalabs::remote::call_in_judge<result>(#name, in_judge);                                \
     }                                                                                                   \
-    return ::cudalabs::remote::call<result>(::cudalabs::remote::Side::reference, #name,                 \
-                                            CUDALABS_UNPAREN arguments);                                \
+    const result made = ::cudalabs::remote::call<result>(::cudalabs::remote::Side::reference, #name,    \
+                                                         CUDALABS_UNPAREN arguments);                   \
+    /* A call that set only the runner's state: the same in the judge, which checks the samples. */     \
+    if (::cudalabs::remote::detail::take_reference_state_call()) {                                      \
+      static_cast<void>(::cudalabs::remote::call_in_judge<result>(#name, in_judge));                    \
+    }                                                                                                   \
+    return made;                                                                                        \
   }                                                                                                     \
   }
 #include CUDALABS_LAB_CALLS

@@ -34,9 +34,7 @@ std::vector<std::string> launcher_words(const char* variable) {
 
 std::vector<std::string> student_runner_launcher() { return launcher_words(kStudentRunnerLauncherVariable); }
 
-std::vector<std::string> runner_launcher(Side side, bool checker) {
-  // The checker makes expected outputs; what it runs is neither side's figure to measure.
-  if (checker) return {};
+std::vector<std::string> runner_launcher(Side side) {
   return side == Side::student ? student_runner_launcher() : launcher_words(kReferenceRunnerLauncherVariable);
 }
 

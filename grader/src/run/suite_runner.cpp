@@ -154,8 +154,9 @@ void read_event(StreamState& state, const std::string& line) {
     outcome.seconds = end.ms / 1000.0;
     // A runner of the reference's side failed (the judge says so in a field of its own): it runs
     // the trusted solution, so the machine was the cause (a neighbour's memory, a slow start under
-    // load; seen once under ctest -j4 on the H100: the checker's mirrored call), worth running
-    // alone again. Never read from the message, which carries the student's runner's own words.
+    // load; seen once under ctest -j4 on the H100: a call mirrored to a checker runner, since folded
+    // into the judge), worth running alone again. Never read from the message, which carries the
+    // student's runner's own words.
     outcome.neighbour_may_have_caused = outcome.status == TestStatus::Failed &&
                                         (mentions_out_of_memory(end.message) || end.trusted_runner_failed);
     state.finished[outcome.name] = outcome;

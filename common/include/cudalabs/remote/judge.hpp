@@ -45,9 +45,13 @@ class RunnerFailure : public std::runtime_error {
 // benchmarks and unit tests, which call implementations in process.
 bool judge_mode() noexcept;
 // Whether this judge runs its solution:: calls itself (labgrade set kReferenceInJudgeVariable,
-// cudalabs/result_stream.hpp, for a run that times nothing): no reference runner or checker
-// starts, and TimingPin refuses (a ratio needs both sides in runners of the same kind).
+// cudalabs/result_stream.hpp, for a run that times nothing): no reference runner starts, and
+// TimingPin refuses (a ratio needs both sides in runners of the same kind).
 bool reference_in_judge() noexcept;
+// Whether a solution:: call made now runs in the judge (the solution linked in as judge_reference):
+// in such a judge, and inside a CheckingScope (the expected outputs of timed samples, which nothing
+// times: a runner of their own would cost every timed run one more CUDA start).
+bool solution_runs_in_judge() noexcept;
 
 // Device memory or pinned host memory a call may write, as this process sees it: the whole
 // allocation (or segment) each non-const pointer argument points into.
@@ -70,8 +74,8 @@ double last_call_host_ms() noexcept;
 // 0 again: a runner that crashed near the host-memory limit (malloc returned null) is charged
 // for that limit by the test's listener, as a test process would be.
 std::size_t take_crashed_runner_peak_bytes() noexcept;
-// Whether a runner of the reference's side (the reference's runner, the checker) failed since the
-// last call, then false again. They run the trusted solution, so such a failure is the machine's
+// Whether the trusted side (the reference's runner, or the solution run in the judge) failed since
+// the last call, then false again. They run the trusted solution, so such a failure is the machine's
 // doing (a neighbour's memory, a slow start under load): the test's end event says so as a field
 // of its own, never as words a message could also carry (the student's runner's error text goes
 // into messages).
@@ -83,11 +87,11 @@ bool take_trusted_runner_failed() noexcept;
 // (--sanitize, --profile) starts the runners (each test's own), or when it cannot start (the
 // test's first call will say why).
 int student_runner_for_memory_check() noexcept;
-// In a judge whose runners start through no tool: starts the student's and the reference's runners
-// now, and the checker too when timed cases will run (it makes their samples' expected outputs),
-// without waiting for them, so their CUDA initialisation overlaps the judge's own (called before
-// the judge first touches CUDA). Every runner not started here starts on first use.
-void start_runners_ahead(bool timed_cases_ahead) noexcept;
+// In a judge whose runners start through no tool: starts the student's runner now, and the
+// reference's (unless it runs in the judge), without waiting for them, so their CUDA
+// initialisation overlaps the judge's own (called before the judge first touches CUDA). Every
+// runner not started here starts on first use.
+void start_runners_ahead() noexcept;
 // The student's runner process if one runs (nothing is started), else -1.
 int student_runner_pid() noexcept;
 // Ends the student's runner if one runs; the next call starts a fresh one. Before a judge waits
@@ -116,16 +120,16 @@ double ping_ms(Side side, cudaStream_t stream);
 // code cannot run on their cores (cpu_partition.hpp); its own runner's main thread it can make
 // wait (a thread it starts inherits that thread's CPU).
 struct RunQueueWaits {
-  std::int64_t trusted = -1;  // this (calling) thread, the reference's runner and the checker
+  std::int64_t trusted = -1;  // this (calling) thread and the reference's runner
   std::int64_t student = -1;  // the student's runner's main thread
 };
 RunQueueWaits timed_threads_run_queue_waits() noexcept;
 // The same for the calling thread alone: what a device-idle check (judge-side only) waited.
 std::int64_t judge_thread_run_queue_wait_ns() noexcept;
 
-// While one lives, Side::reference calls go to a third runner (the checker, the same program as
-// the reference's): the timing engine computes the expected outputs there, so each timed runner
-// runs only its own samples and both come to every sample from the same state.
+// While one lives, solution:: calls run in the judge (the solution linked in, solution_runs_in_judge):
+// the timing engine computes the expected outputs there, so each timed runner runs only its own
+// samples and both come to every sample from the same state.
 class CheckingScope {
  public:
   CheckingScope() noexcept;
@@ -219,14 +223,18 @@ void add_argument(CallBuilder& call, T value) {
 }  // namespace detail
 
 namespace detail {
-// Around a solution:: call run in the judge (reference_in_judge()): what the judge queued is on
-// the device first, as for a runner's call; after it, the call's work is done and the context is
-// sound (a trusted call that broke it throws: the test fails with a machine fault, not the student's).
+// Around a solution:: call run in the judge: what the judge queued is on the device first, as for
+// a runner's call; after it, the call's work is done and the context is sound (a trusted call that
+// broke it throws: the test fails with a machine fault, not the student's).
 void before_call_in_judge();
 void after_call_in_judge(const char* function);
+// Whether the last Side::reference call went to the reference's runner and wrote no memory of the
+// judge's: it can only have set that runner's own state (a filter in __constant__ memory), so the
+// thunk makes the same call in the judge, whose solution computes the expected outputs (then false).
+bool take_reference_state_call() noexcept;
 }  // namespace detail
 
-// A solution:: call in a judge whose reference runs in process: `run` calls the linked-in solution.
+// A solution:: call run in the judge: `run` calls the linked-in solution.
 template <class R, class Run>
 R call_in_judge(const char* function, Run&& run) {
   detail::before_call_in_judge();

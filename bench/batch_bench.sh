@@ -19,8 +19,11 @@
 # tests, sanitizer, tests alone) began and ended, from timing.stages of its report.
 # Then each kind of submission's batch grades (status and points over its copies), also with
 # --no-sequential, so that a batch-only run still shows whether every copy of a kind was graded alike.
+# --leave-out KIND (repeatable; a kind as the class names it, e.g. never_returns) takes that kind
+# out of the mix: what the rest of a class costs without it (both sides of the comparison).
 #
-#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize] [N]   (default N: 50)
+#   bench/batch_bench.sh [--build-dir DIR] [--out DIR] [--jobs N] [--no-sequential] [--sanitize]
+#                        [--leave-out KIND]... [N]   (default N: 50)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,6 +32,7 @@ out_dir=""
 jobs=()
 sequential=1
 sanitize=()
+left_out=()
 count=50
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,7 +41,8 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=(--jobs "$2"); shift 2 ;;
     --no-sequential) sequential=0; shift ;;
     --sanitize) sanitize=(--sanitize); shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --leave-out) left_out+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "batch_bench.sh: unknown option $1" >&2; exit 2 ;;
     *) count=$1; shift ;;
   esac
@@ -51,13 +56,30 @@ fixtures="$root/grader/tests/cli/submissions/01_vector_add"
 sources=("$root/solutions/01_vector_add" "$root"/bench/submissions/01_vector_add/*/ "$root/labs/01_vector_add"
          "$fixtures/off_by_one" "$fixtures/out_of_bounds" "$fixtures/calls_exit" "$fixtures/never_returns"
          "$fixtures/syntax_error" "$fixtures/forbidden_header" "$fixtures/own_stream")
-for ((i = 0; i < count; i++)); do
-  source=${sources[i % ${#sources[@]}]%/}
-  case $source in
-    "$root/solutions/"*) kind=solution ;;
-    "$root/labs/"*) kind=skeleton ;;
-    *) kind=$(basename "$source") ;;
+kind_of() {
+  case $1 in
+    "$root/solutions/"*) echo solution ;;
+    "$root/labs/"*) echo skeleton ;;
+    *) basename "$1" ;;
   esac
+}
+kept=()
+for source in "${sources[@]}"; do
+  source=${source%/}
+  kind=$(kind_of "$source")
+  for out in "${left_out[@]}"; do [ "$kind" = "$out" ] && continue 2; done
+  kept+=("$source")
+done
+for out in "${left_out[@]}"; do
+  found=0
+  for source in "${sources[@]}"; do [ "$(kind_of "${source%/}")" = "$out" ] && found=1; done
+  [ $found = 1 ] || { echo "batch_bench.sh: --leave-out $out: no such kind in the class" >&2; exit 2; }
+done
+[ ${#kept[@]} -gt 0 ] || { echo "batch_bench.sh: every kind was left out" >&2; exit 2; }
+sources=("${kept[@]}")
+for ((i = 0; i < count; i++)); do
+  source=${sources[i % ${#sources[@]}]}
+  kind=$(kind_of "$source")
   student=$(printf 's%03d_%s' "$i" "$kind")
   cp -r "$source" "$out_dir/class/$student"
 done

@@ -328,7 +328,7 @@ class Sampler {
       if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
     }
     timer_.stop(stream_);
-    // Read now: the checks after the window make calls of their own (the solution's, for verify).
+    // Read now, before whatever the checks after the window call.
     last_window_host_ms_ = judge_ ? remote::last_call_host_ms() : 0;
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event

@@ -314,10 +314,6 @@ std::string describe_sharing(bool lock_held, const SuiteRun& shared) {
                      shared.device_wide_memory_reason);
 }
 
-// In a batch, the correctness-tests slot is let go once a harness has sent no result for a
-// quarter of the test time-out (at least 5 s): a test that long is most likely hanging, and would
-// otherwise keep one of the few grades allowed on the GPU at once waiting out its time-out (20 s
-// for lab 01, for each hanging test) while it only spins. Its tests go on without the slot.
 // A judge run that times nothing (a batch's first part, a sanitized grade's first run, the
 // sanitizer's tool runs) calls the solution linked into it instead of starting a reference runner
 // (kReferenceInJudgeVariable): one CUDA start in three fewer, where a batch's runs start contexts
@@ -327,9 +323,12 @@ HarnessInvocation with_reference_in_judge(const SessionState& session, HarnessIn
   return invocation;
 }
 
+// In a batch, the correctness-tests slot is let go once a harness has sent no result for a
+// quarter of the test time-out (at least 5 s): a test that long is most likely hanging, and would
+// otherwise keep one of the few grades allowed on the GPU at once waiting out its time-out (20 s
+// for lab 01, for each hanging test) while it only spins. Its tests go on without the slot.
 HarnessInvocation letting_a_quiet_harness_go(SessionState& session) {
   HarnessInvocation invocation = session.invocation;
-  if (!session.timed_in_shared_run) invocation = with_reference_in_judge(session, std::move(invocation));
   if (session.gpu_slot) {
     invocation.quiet_seconds = std::max(5.0, invocation.test_timeout_seconds / 4);
     invocation.on_quiet = [&session] { session.gpu_slot.reset(); };
@@ -358,7 +357,9 @@ std::optional<Stop> run_correctness_tests(SessionState& session) {
     tests.insert(tests.end(), timed.begin(), timed.end());
     gpu_alone = [&session](bool at_once) { return take_gpu_alone(session, at_once); };
   }
-  session.shared_run = run_tests(letting_a_quiet_harness_go(session), tests, gpu_alone);
+  HarnessInvocation invocation = letting_a_quiet_harness_go(session);
+  if (!session.timed_in_shared_run) invocation = with_reference_in_judge(session, std::move(invocation));
+  session.shared_run = run_tests(invocation, tests, gpu_alone);
   session.result.gpu_sharing = describe_sharing(shared_lock_held, session.shared_run);
   if (!session.holds_gpu_alone) session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;

@@ -220,9 +220,6 @@ void add_argument(CallBuilder& call, T value) {
   }
 }
 
-}  // namespace detail
-
-namespace detail {
 // Around a solution:: call run in the judge: what the judge queued is on the device first, as for
 // a runner's call; after it, the call's work is done and the context is sound (a trusted call that
 // broke it throws: the test fails with a machine fault, not the student's).

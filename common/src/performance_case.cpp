@@ -1,6 +1,5 @@
 #include "cudalabs/performance_case.hpp"
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +18,6 @@
 #include "cudalabs/result_stream.hpp"
 #include "cudalabs/timing/device_peaks.hpp"
 #include "cudalabs/timing/grade_seed.hpp"
-#include "cudalabs/timing/paired_pool.hpp"
 #include "cudalabs/timing/plausibility.hpp"
 
 namespace cudalabs {
@@ -52,28 +50,6 @@ timing::DeviceCeilings device_ceilings(const PerformanceWork& work, double peak_
 
 // How far a pair of runner processes moved the same solution's ratio on the H100 (0.94-1.13x).
 constexpr double kRunnerPairBias = 0.15;
-// Seeds of the second and later pairs of a pooled measurement: inputs of their own.
-constexpr std::uint64_t kRunnerPairDomain = 0x5255'4e4e'4552'5052ULL;  // "RUNNERPR"
-
-// One measurement: in a judge with `pairs` > 1 (course.yaml `timing: runner_pairs`), made of that
-// many runner pairs, each measuring its share of the rounds on inputs of its own, pooled into one
-// result (paired_pool.hpp); the first pair is the one already running. A pair whose figures may
-// not be scored ends the measurement there (the pool carries why).
-timing::PairedResult measure_over_pairs(timing::Workload workload, const timing::SamplingPolicy& policy, int pairs) {
-  if (pairs <= 1 || !remote::judge_mode()) return timing::measure_interleaved(workload, policy);
-  const timing::SamplingPolicy share = timing::policy_for_one_of(policy, pairs);
-  const std::uint64_t seed = workload.seed;
-  std::vector<timing::PairedResult> parts;
-  for (int pair = 0; pair < pairs; ++pair) {
-    if (pair > 0) {
-      remote::replace_timed_runners();
-      workload.seed = timing::round_seed(seed ^ kRunnerPairDomain, static_cast<std::uint64_t>(pair));
-    }
-    parts.push_back(timing::measure_interleaved(workload, share));
-    if (!parts.back().integrity_failure.empty() || !parts.back().machine_busy.empty()) break;
-  }
-  return timing::pool_measurements(parts, policy);
-}
 
 }  // namespace
 
@@ -138,7 +114,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   const bool judged_through_runners = remote::judge_mode();
   for (;;) {
     workload.seed = timing::case_seed(name, attempts);  // fresh inputs for every measurement
-    const timing::PairedResult attempt = measure_over_pairs(workload, policy, settings.runner_pairs);
+    const timing::PairedResult attempt = timing::measure_interleaved(workload, policy);
     if (!attempt.integrity_failure.empty()) {
       // Figures of calls that did not do their work mean nothing: no measurement is reported,
       // so labgrade gives the case no points, with this message.
@@ -226,11 +202,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     stages += fmt::format("{}{} {:.4g} ms", stages.empty() ? "; stages alone: " : ", ", stage.name, stage.ms.median);
   }
   const std::string figures = fmt::format(
-      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}{}{}){}{}", result.student_ms.median,
+      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}{}){}{}", result.student_ms.median,
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
       result.solution_ms.median, result.rounds,
-      result.runner_pairs > 1 ? fmt::format(", pooled over {} pairs of runner processes", result.runner_pairs)
-                              : std::string(),
       result.target_met ? "" : result.settled ? ", enough to settle the points" : ", precision target not reached",
       judged_through_runners && attempts > 0
           ? fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1)

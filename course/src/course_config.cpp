@@ -59,7 +59,6 @@ TimingSettings with_overrides(TimingSettings settings, const TimingOverrides& ov
   settings.confidence = overrides.confidence.value_or(settings.confidence);
   settings.time_budget_seconds = overrides.time_budget_seconds.value_or(settings.time_budget_seconds);
   settings.remeasure_attempts = overrides.remeasure_attempts.value_or(settings.remeasure_attempts);
-  settings.runner_pairs = overrides.runner_pairs.value_or(settings.runner_pairs);
   return settings;
 }
 

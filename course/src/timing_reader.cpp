@@ -6,7 +6,7 @@ namespace cudalabs::config::detail {
 
 TimingOverrides read_timing_settings(const MapReader& timing, FileDiagnostics& diagnostics, TimingKeys keys) {
   timing.check_keys({"warmup", "min_samples", "max_samples", "target_relative_ci", "confidence",
-                     "time_budget_seconds", "remeasure_attempts", "runner_pairs"});
+                     "time_budget_seconds", "remeasure_attempts"});
   const bool required = keys == TimingKeys::Required;
   const auto number = [&](const char* key, NumberRange range) {
     return required ? timing.require_number(key, range) : timing.optional_number(key, range);
@@ -29,9 +29,6 @@ TimingOverrides read_timing_settings(const MapReader& timing, FileDiagnostics& d
   out.confidence = number("confidence", NumberRange::Positive);
   out.time_budget_seconds = number("time_budget_seconds", NumberRange::Positive);
   out.remeasure_attempts = whole(number("remeasure_attempts", NumberRange::NonNegative));
-  // Optional even in course.yaml (default 1): courses written before it keep their meaning.
-  const std::optional<std::uint64_t> pairs = timing.optional_positive_integer("runner_pairs");
-  if (pairs && *pairs <= static_cast<std::uint64_t>(kMaxRunnerPairs)) out.runner_pairs = static_cast<int>(*pairs);
 
   const auto complain = [&](const char* key, const std::string& message) {
     if (const auto at = timing.find(key)) diagnostics.add(at->mark, at->field, message);
@@ -46,10 +43,6 @@ TimingOverrides read_timing_settings(const MapReader& timing, FileDiagnostics& d
   }
   if (out.confidence && *out.confidence >= 1) {
     complain("confidence", fmt::format("must be below 1 (e.g. 0.95), got {}", *out.confidence));
-  }
-  if (pairs && *pairs > static_cast<std::uint64_t>(kMaxRunnerPairs)) {
-    complain("runner_pairs", fmt::format("is how many pairs of runner processes share each measurement, 1 to {}; got {}",
-                                         kMaxRunnerPairs, *pairs));
   }
   if (out.target_relative_ci && *out.target_relative_ci >= 1) {
     complain("target_relative_ci", fmt::format("is a fraction (0.01 = 1%), got {}", *out.target_relative_ci));

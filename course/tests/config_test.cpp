@@ -112,7 +112,6 @@ TEST(CourseConfig, ReadsTimingSettings) {
   EXPECT_DOUBLE_EQ(course.timing.confidence, 0.9);
   EXPECT_DOUBLE_EQ(course.timing.time_budget_seconds, 1.5);
   EXPECT_EQ(course.timing.remeasure_attempts, 1);
-  EXPECT_EQ(course.timing.runner_pairs, 1);  // optional: a course written before the key keeps one pair
 }
 
 TEST(CourseConfig, ReportsEveryBadTimingSetting) {
@@ -124,8 +123,7 @@ TEST(CourseConfig, ReportsEveryBadTimingSetting) {
                       {8, 23, "timing.target_relative_ci", {"fraction", "5"}},
                       {9, 15, "timing.confidence", {"below 1", "1.5"}},
                       {10, 24, "timing.time_budget_seconds", {"positive number", "'0'"}},
-                      {12, 17, "timing.runner_pairs", {"1 to 8", "got 9"}},
-                      {13, 3, "timing.samples", {"unknown key 'samples'"}}});
+                      {12, 3, "timing.samples", {"unknown key 'samples'"}}});
 }
 
 // ---- valid lab files -----------------------------------------------------------------------
@@ -203,11 +201,9 @@ TEST(LabConfig, TimingKeysReplaceOnlyTheCoursesOwn) {
   EXPECT_DOUBLE_EQ(timing.target_relative_ci, 0.02);
   EXPECT_DOUBLE_EQ(timing.confidence, 0.9);
   EXPECT_EQ(timing.remeasure_attempts, 1);
-  EXPECT_EQ(timing.runner_pairs, 3);
   const cudalabs::config::TimingSettings plain = load_lab_config(lab_fixture("minimal_lab")).timing_settings(course);
   EXPECT_EQ(plain.min_samples, 8);
   EXPECT_DOUBLE_EQ(plain.time_budget_seconds, 1.5);
-  EXPECT_EQ(plain.runner_pairs, 1);
 }
 
 TEST(LabConfigErrors, TimingKeysAreCheckedLikeTheCourses) {

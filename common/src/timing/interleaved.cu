@@ -690,9 +690,6 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   result.ratio = summarize(ratio, policy.confidence);
   result.student_ms = summarize(student, policy.confidence);
   result.solution_ms = summarize(solution, policy.confidence);
-  result.student_samples = std::move(student);
-  result.solution_samples = std::move(solution);
-  result.ratio_samples = std::move(ratio);
   result.seconds_spent = seconds_since(started);
   return result;
 }

@@ -159,12 +159,6 @@ struct PairedResult {
   // The same round trip to the student's runner: reported, never subtracted (that runner is
   // untrusted and could slow its pings to have more taken off its samples).
   double student_call_overhead_ms = 0;
-  // The kept rounds' figures, in order (what the summaries above summarise), so that measurements
-  // of several runner pairs can be pooled (paired_pool.hpp); and how many pairs made this result.
-  std::vector<double> student_samples;
-  std::vector<double> solution_samples;
-  std::vector<double> ratio_samples;
-  int runner_pairs = 1;
 };
 
 // The seed of round `index` (index >= 0) under `base`: SplitMix64's finalizer of base and index,

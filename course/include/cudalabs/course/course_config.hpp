@@ -11,9 +11,6 @@
 
 namespace cudalabs::config {
 
-// The most runner pairs one measurement may be pooled over (TimingSettings::runner_pairs).
-inline constexpr int kMaxRunnerPairs = 8;
-
 // How performance cases are measured (course.yaml `timing:`); see common/include/cudalabs/timing/.
 struct TimingSettings {
   int warmup = 0;                    // launches of each implementation before any sample is kept
@@ -23,7 +20,6 @@ struct TimingSettings {
   double confidence = 0;             // of the intervals reported and used by the stopping rule
   double time_budget_seconds = 0;    // per measurement, even when the target is not met
   int remeasure_attempts = 0;        // extra measurements for a result too close to its threshold
-  int runner_pairs = 1;              // runner pairs each measurement is pooled over (optional, 1-8)
 };
 
 // A lab's `timing:` (lab_config.hpp): any of the same keys, each replacing the course's value for
@@ -36,7 +32,6 @@ struct TimingOverrides {
   std::optional<double> confidence;
   std::optional<double> time_budget_seconds;
   std::optional<int> remeasure_attempts;
-  std::optional<int> runner_pairs;
 };
 TimingSettings with_overrides(TimingSettings settings, const TimingOverrides& overrides);
 

@@ -160,6 +160,25 @@ if starts:
         spans = [f"{s['stage']} {s['started_at'] - origin:.1f}-{s['started_at'] - origin + s['seconds']:.1f}"
                  for s in stages[student] if s["seconds"] >= 0.5]
         print(f"  {student:28} " + "; ".join(spans))
+    # What the class's wall time is made of: the first parts' end (a hang's spinning included),
+    # and the second parts, one at a time, split into the timed cases' own seconds (what the
+    # judges spent inside them, from each test's `seconds`) and the rest (starting and ending the
+    # judge and its runners, re-runs of correctness tests alone): the two levers 3x needs.
+    firsts = [s["started_at"] - origin + s["seconds"] for each in stages.values() for s in each
+              if s["stage"] == "correctness tests"]
+    seconds_alone, timed_inside, parts = 0.0, 0.0, 0
+    for student in stages:
+        alone = [s["seconds"] for s in stages[student] if s["stage"] == "tests alone" and s["seconds"] >= 0.05]
+        if not alone:
+            continue
+        parts += 1
+        seconds_alone += sum(alone)
+        report = json.load(open(os.path.join(out, "batch", "reports", student, "report.json")))
+        timed_inside += sum(t.get("seconds", 0) for t in report.get("tests", []) if t["name"].startswith("Performance."))
+    if firsts and parts:
+        print(f"first parts end at {max(firsts):.1f} s; {parts} second parts take {seconds_alone:.1f} s "
+              f"({seconds_alone / parts:.2f} s each): the timed cases themselves {timed_inside:.1f} s, "
+              f"starting and ending processes and tests run again alone {seconds_alone - timed_inside:.1f} s")
 # Each kind of submission's batch grades (the student id less its sNNN_ prefix), so that a run
 # with --no-sequential still says whether every copy of a kind got the grade it should.
 by_kind = {}

@@ -166,19 +166,31 @@ if starts:
     # judge and its runners, re-runs of correctness tests alone): the two levers 3x needs.
     firsts = [s["started_at"] - origin + s["seconds"] for each in stages.values() for s in each
               if s["stage"] == "correctness tests"]
+    # The first parts likewise: their correctness runs' seconds, and the tests' own among them (a
+    # test that timed out or was run again alone counts its last run only).
     seconds_alone, timed_inside, parts = 0.0, 0.0, 0
+    seconds_shared, tests_inside = 0.0, 0.0
     for student in stages:
+        report = json.load(open(os.path.join(out, "batch", "reports", student, "report.json")))
+        tests = report.get("tests", [])
+        shared = [s["seconds"] for s in stages[student] if s["stage"] == "correctness tests"]
+        seconds_shared += sum(shared)
+        if shared:
+            tests_inside += sum(t.get("seconds", 0) for t in tests if not t["name"].startswith("Performance."))
         alone = [s["seconds"] for s in stages[student] if s["stage"] == "tests alone" and s["seconds"] >= 0.05]
         if not alone:
             continue
         parts += 1
         seconds_alone += sum(alone)
-        report = json.load(open(os.path.join(out, "batch", "reports", student, "report.json")))
-        timed_inside += sum(t.get("seconds", 0) for t in report.get("tests", []) if t["name"].startswith("Performance."))
-    if firsts and parts:
-        print(f"first parts end at {max(firsts):.1f} s; {parts} second parts take {seconds_alone:.1f} s "
-              f"({seconds_alone / parts:.2f} s each): the timed cases themselves {timed_inside:.1f} s, "
-              f"starting and ending processes and tests run again alone {seconds_alone - timed_inside:.1f} s")
+        timed_inside += sum(t.get("seconds", 0) for t in tests if t["name"].startswith("Performance."))
+    if firsts:
+        print(f"first parts end at {max(firsts):.1f} s; their correctness runs, summed: {seconds_shared:.1f} s, "
+              f"inside the tests {tests_inside:.1f} s, outside them (waiting for a correctness slot, starting and ending "
+              f"processes) {seconds_shared - tests_inside:.1f} s")
+    if parts:
+        print(f"{parts} second parts take {seconds_alone:.1f} s ({seconds_alone / parts:.2f} s each): the timed cases "
+              f"themselves {timed_inside:.1f} s, starting and ending processes and tests run again alone "
+              f"{seconds_alone - timed_inside:.1f} s")
 # Each kind of submission's batch grades (the student id less its sNNN_ prefix), so that a run
 # with --no-sequential still says whether every copy of a kind got the grade it should.
 by_kind = {}

@@ -91,8 +91,6 @@ class ResultStreamListener : public ::testing::EmptyTestEventListener {
   void OnTestProgramEnd(const ::testing::UnitTest&) override { emit(events::Done{}); }
 
  private:
-  // Whether a performance case (TEST_F(Performance, ...), the name every lab's YAML gives them)
-  // is among the tests this run will run.
   static std::string full_name(const ::testing::TestInfo& info) {
     return std::string(info.test_suite_name()) + "." + info.name();
   }

@@ -495,11 +495,13 @@ Runner& JudgeState::runner(Side side) {
 bool judge_mode() noexcept { return judge().lab_id != nullptr; }
 
 bool reference_in_judge() noexcept {
-  static const bool in_judge = [] {
+  // The variable read once; judge_mode() asked every time, so a call made before the judge
+  // registers (static initialisation) cannot fix the answer for the whole run.
+  static const bool asked = [] {
     const char* value = std::getenv(kReferenceInJudgeVariable);
-    return judge_mode() && value != nullptr && std::strcmp(value, "1") == 0;
+    return value != nullptr && std::strcmp(value, "1") == 0;
   }();
-  return in_judge;
+  return asked && judge_mode();
 }
 
 bool solution_runs_in_judge() noexcept { return reference_in_judge() || (judge_mode() && judge().checking); }

@@ -3,7 +3,11 @@
 // batch keeps two: its grades' compilations (one per CPU core, or --jobs), and their correctness
 // tests on the GPU. Each grade brings three or four CUDA contexts (its judge and runners), and the
 // GPU time-slices between contexts: on an H100 a batch of 16 grades at once took 35 s of test time
-// per grade where 4 at once took 5 s (bench/batch_bench.sh 50).
+// per grade where 4 at once took 5 s (bench/batch_bench.sh 50). Since the judge split (two
+// contexts a first part), the class without its hangs (bench/batch_bench.sh --leave-out
+// never_returns 45) on one H100 (2026-11-28): batch 87.1 s with 4 at once, 86.8 s with 6, 90.3 s
+// with 8, the first parts ending at 34.2, 37.5 and 39.7 s, their tests' own seconds summed 65, 105
+// and 154 s: more at once only slows each, the CUDA starts and the GPU's switches being shared.
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>

@@ -1,0 +1,315 @@
+// Where is a runner process's bias made: in its own GPU work after the GPU switches to its
+// context, or in the judge's clock around it? Lab 01's timed windows (eight c = a + b calls, each on
+// a replica set of three 256 MiB arrays) measured by a grade's judge stand 0.297-0.323 ms a call,
+// fixed for a runner process, while every process timing the same calls itself, with no other
+// context in between, agrees within +-0.2% (ipc_replicas_probe.cu). A grade's windows differ from
+// that probe's in one thing the runner sees: each follows the judge's own work (prepare, L2 flush),
+// so it starts with a switch of the GPU to the runner's context.
+//
+// The parent (the judge) allocates the eight sets twice, by cudaMalloc shared through legacy IPC
+// handles and by cuMemCreate shared as file descriptors that each child maps at the parent's own
+// addresses (VMM: the same addresses and page size in every process). `children` children live at
+// once, `generations` times. Per sample and child: the parent flushes the L2 in its own context,
+// records its start event, asks the child for a window, and records its stop event on the reply
+// (the judge's clock); the child times the same window with its own events (its own clock: the
+// work after the switch, no host path). Per child and mapping: the median of both, a call's
+// share, and over the children, the spread of each. Children whose own clocks spread as the
+// judge's figures do carry the bias in their GPU work; children whose own clocks agree put it in
+// the judge's clock (switches, host path).
+//
+// Without "vmm", the second column is legacy IPC with the window sent as the judge sends lab 01's:
+// one request a call, each answered on launch but the last (Workload::pipelined_calls), the
+// judge's device synchronised before each (remote finish_call).
+//
+// Each child also answers pings (an empty kernel, the judge's clock around it, as a grade's
+// round trip), printed beside the overhead its windows carry (the judge's figure less its own).
+//
+// H100 80GB HBM3 (2026-11-28): the children's own clocks agree, 0.2921-0.2926 ms a call over 12
+// children (0.1%), legacy IPC or VMM, one request or pipelined alike; the judge's figures spread
+// 0.3298-0.3353 ms a call (0.8-1.5%: 24-40 us a window), identically for one request and for
+// pipelined requests, and for legacy IPC and VMM. So a runner's bias is made in the judge's clock
+// around its work (the switches of the GPU between contexts), not in its work, its mappings or
+// the requests. With two children alive (a grade's two runners) each child's ping followed its
+// windows' overhead within 6 us; with four, only within 20 us. In real grades it does not: 42
+// measurements (bench/pair_bias_probe.sh --grades 6 --remeasures 5, traced) scored with each
+// side's own ping subtracted instead of the reference's spread 0.981-1.021 (sd 0.0081) against
+// 0.979-1.023 (0.0089) as scored, the two pings within 0.008 ms of each other while the windows
+// differ by up to 0.08 ms: the grade's windows carry a bias no empty call shows.
+//
+//   nvcc -O3 -arch=sm_90 bench/probes/pair_bias_switch_probe.cu -lcuda -o pair_bias_switch_probe && ./pair_bias_switch_probe 4 3 [vmm]
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ipc_probe_support.cuh"
+
+namespace {
+
+using namespace probe_support;
+
+constexpr std::size_t kElements = std::size_t{1} << 26;
+constexpr std::size_t kBytes = kElements * sizeof(float);
+constexpr int kSets = 8;
+constexpr int kBuffers = 3 * kSets;
+constexpr std::size_t kFlushBytes = std::size_t{200} << 20;
+constexpr int kSamples = 40;
+
+struct Message {
+  int mapping;  // 0 legacy IPC, 1 VMM; -1 quit
+  float own_ms;
+  int call = -1;  // pipelined: this request's one call (0-7); -1: the whole window in one request
+};
+
+void spin_recv(int fd, Message& message) {
+  for (;;) {
+    const ssize_t got = ::recv(fd, &message, sizeof message, MSG_DONTWAIT);
+    if (got == sizeof message) return;
+    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) std::exit(0);
+  }
+}
+
+double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+__global__ void touch(unsigned* data, std::size_t words) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    data[i] += 1;
+  }
+}
+
+__global__ void empty_kernel() {}
+
+// Eight calls, call k on set k, queued on `stream`.
+void window(float* const* buffers, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>((kElements + 255) / 256);
+  for (int k = 0; k < kSets; ++k) {
+    add<<<blocks, 256, 0, stream>>>(buffers[3 * k], buffers[3 * k + 1], buffers[3 * k + 2], kElements);
+  }
+}
+
+// argv: "child", socket fd, 24 legacy handles (hex), 24 descriptors, 24 parent addresses (hex).
+int child(char** argv) {
+  check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");
+  check(cudaFree(nullptr), "init");
+  const int fd = std::atoi(argv[2]);
+  float* mapped[2][kBuffers];
+  for (int i = 0; i < kBuffers; ++i) {
+    cudaIpcMemHandle_t handle;
+    unhex(argv[3 + i], &handle, sizeof handle);
+    check(cudaIpcOpenMemHandle(reinterpret_cast<void**>(&mapped[0][i]), handle, cudaIpcMemLazyEnablePeerAccess),
+          "open");
+    const int shared = std::atoi(argv[3 + kBuffers + i]);
+    const CUdeviceptr parent_address = std::strtoull(argv[3 + 2 * kBuffers + i], nullptr, 16);
+    CUmemGenericAllocationHandle imported;
+    check(cuMemImportFromShareableHandle(&imported, reinterpret_cast<void*>(static_cast<std::intptr_t>(shared)),
+                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+          "import");
+    const CUdeviceptr address = map(imported, kBytes, parent_address);
+    if (address != parent_address) std::fprintf(stderr, "child: VMM not at the parent's address\n");
+    mapped[1][i] = reinterpret_cast<float*>(address);
+  }
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  for (int m = 0; m < 2; ++m) window(mapped[m], stream);  // warm-up
+  check(cudaStreamSynchronize(stream), "warm-up");
+  Message message{};
+  ::send(fd, &message, sizeof message, 0);
+  for (;;) {
+    spin_recv(fd, message);
+    if (message.mapping < 0) return 0;
+    if (message.mapping == 2) {  // a ping: an empty kernel, answered once done
+      empty_kernel<<<1, 1, 0, stream>>>();
+      check(cudaStreamSynchronize(stream), "ping");
+      ::send(fd, &message, sizeof message, 0);
+      continue;
+    }
+    if (message.call >= 0) {  // one call a request, answered on launch but the last (a judge's pipelined window)
+      const int k = message.call;
+      float* const* set = mapped[message.mapping] + 3 * k;
+      if (k == 0) check(cudaEventRecord(e0, stream), "record");
+      add<<<static_cast<unsigned>((kElements + 255) / 256), 256, 0, stream>>>(set[0], set[1], set[2], kElements);
+      if (k == kSets - 1) {
+        check(cudaEventRecord(e1, stream), "record");
+        check(cudaEventSynchronize(e1), "sync");
+        check(cudaEventElapsedTime(&message.own_ms, e0, e1), "elapsed");
+      }
+      ::send(fd, &message, sizeof message, 0);
+      continue;
+    }
+    check(cudaEventRecord(e0, stream), "record");
+    window(mapped[message.mapping], stream);
+    check(cudaEventRecord(e1, stream), "record");
+    check(cudaEventSynchronize(e1), "sync");
+    check(cudaEventElapsedTime(&message.own_ms, e0, e1), "elapsed");
+    ::send(fd, &message, sizeof message, 0);
+  }
+}
+
+struct Spread {
+  double low, high;
+};
+
+Spread spread(const std::vector<double>& values) {
+  return {*std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "child") == 0) return child(argv);
+  const int children = argc > 1 ? std::atoi(argv[1]) : 4;
+  const int generations = argc > 2 ? std::atoi(argv[2]) : 3;
+  check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");
+  check(cudaFree(nullptr), "init");
+  std::vector<std::string> handles(kBuffers), fds(kBuffers), addresses(kBuffers);
+  const CUmemAllocationProp prop = exportable_allocation();
+  for (int i = 0; i < kBuffers; ++i) {
+    float* legacy = nullptr;
+    check(cudaMalloc(&legacy, kBytes), "malloc");
+    check(cudaMemset(legacy, 0, kBytes), "memset");
+    cudaIpcMemHandle_t handle;
+    check(cudaIpcGetMemHandle(&handle, legacy), "handle");
+    handles[i] = hex(&handle, sizeof handle);
+    CUmemGenericAllocationHandle created;
+    check(cuMemCreate(&created, kBytes, &prop, 0), "create");
+    const CUdeviceptr address = map(created, kBytes, 0);
+    check(cudaMemset(reinterpret_cast<void*>(address), 0, kBytes), "memset");
+    int fd = -1;
+    check(cuMemExportToShareableHandle(&fd, created, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
+    ::fcntl(fd, F_SETFD, 0);  // the children inherit it
+    fds[i] = std::to_string(fd);
+    char text[32];
+    std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
+    addresses[i] = text;
+  }
+  unsigned* flush = nullptr;
+  check(cudaMalloc(&flush, kFlushBytes), "malloc");
+  cudaStream_t stream;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  // Third argument "vmm": legacy IPC against VMM, a request a window; else one request a window
+  // against one a call (pipelined, as lab 01's judge), both legacy IPC.
+  const bool pipelined_vmm = argc > 3 && std::strcmp(argv[3], "vmm") == 0;
+  const char* names[2] = {pipelined_vmm ? "legacy IPC" : "one request", pipelined_vmm ? "VMM" : "pipelined"};
+  std::vector<double> own_all[2], judge_all[2];
+  for (int generation = 0; generation < generations; ++generation) {
+    std::vector<int> sockets;
+    std::vector<pid_t> pids;
+    for (int c = 0; c < children; ++c) {
+      int pair[2];
+      if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) return 1;
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        ::close(pair[0]);
+        std::vector<std::string> words = {"/proc/self/exe", "child", std::to_string(pair[1])};
+        for (auto* group : {&handles, &fds, &addresses}) words.insert(words.end(), group->begin(), group->end());
+        std::vector<char*> args;
+        for (std::string& word : words) args.push_back(word.data());
+        args.push_back(nullptr);
+        ::execv("/proc/self/exe", args.data());
+        std::_Exit(127);
+      }
+      ::close(pair[1]);
+      sockets.push_back(pair[0]);
+      pids.push_back(pid);
+    }
+    for (int fd : sockets) {
+      Message ready{};
+      spin_recv(fd, ready);
+    }
+    std::vector<std::vector<double>> own(2 * children), judge(2 * children), pings(children);
+    for (int s = 0; s < kSamples; ++s) {
+      for (int c = 0; c < children; ++c) {  // the judge's round trip of an empty call (its ping)
+        touch<<<528, 512, 0, stream>>>(flush, kFlushBytes / 4);
+        check(cudaEventRecord(start, stream), "record");
+        check(cudaStreamSynchronize(stream), "sync");
+        Message ping{2, 0};
+        ::send(sockets[c], &ping, sizeof ping, 0);
+        spin_recv(sockets[c], ping);
+        check(cudaEventRecord(stop, stream), "record");
+        check(cudaEventSynchronize(stop), "sync");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+        pings[c].push_back(ms);
+      }
+      for (int m = 0; m < 2; ++m) {
+        for (int c = 0; c < children; ++c) {
+          touch<<<528, 512, 0, stream>>>(flush, kFlushBytes / 4);  // the judge's work before a window
+          check(cudaEventRecord(start, stream), "record");
+          check(cudaStreamSynchronize(stream), "sync");
+          Message message{0, 0};
+          if (m == 0 && !pipelined_vmm) {
+            message.mapping = 0;
+            ::send(sockets[c], &message, sizeof message, 0);
+            spin_recv(sockets[c], message);
+          } else if (!pipelined_vmm) {
+            for (int k = 0; k < kSets; ++k) {  // as finish_call: the judge's device synchronised before each request
+              check(cudaDeviceSynchronize(), "sync");
+              message = Message{0, 0, k};
+              ::send(sockets[c], &message, sizeof message, 0);
+              spin_recv(sockets[c], message);
+            }
+          } else {
+            message.mapping = m;
+            ::send(sockets[c], &message, sizeof message, 0);
+            spin_recv(sockets[c], message);
+          }
+          check(cudaEventRecord(stop, stream), "record");
+          check(cudaEventSynchronize(stop), "sync");
+          float ms = 0;
+          check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+          own[2 * c + m].push_back(message.own_ms / kSets);
+          judge[2 * c + m].push_back(ms / kSets);
+        }
+      }
+    }
+    for (int c = 0; c < children; ++c) {
+      std::printf("gen %d child %d: ping %.4f ms, a window's overhead (judge less own)", generation, c,
+                  median(pings[c]));
+      for (int m = 0; m < 2; ++m) {
+        std::printf(" %.4f", kSets * (median(judge[2 * c + m]) - median(own[2 * c + m])));
+      }
+      std::printf(" ms\n             ");
+      for (int m = 0; m < 2; ++m) {
+        const double mine = median(own[2 * c + m]), judged = median(judge[2 * c + m]);
+        own_all[m].push_back(mine);
+        judge_all[m].push_back(judged);
+        std::printf("  %s own %.4f judge %.4f ms a call |", names[m], mine, judged);
+      }
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+    for (std::size_t c = 0; c < sockets.size(); ++c) {
+      Message quit{-1, 0};
+      ::send(sockets[c], &quit, sizeof quit, 0);
+      ::close(sockets[c]);
+      ::waitpid(pids[c], nullptr, 0);
+    }
+  }
+  for (int m = 0; m < 2; ++m) {
+    const Spread o = spread(own_all[m]), j = spread(judge_all[m]);
+    std::printf("%-10s over %zu children: own %.4f-%.4f ms a call (%.1f%%), judge %.4f-%.4f (%.1f%%)\n", names[m],
+                own_all[m].size(), o.low, o.high, 100 * (o.high / o.low - 1), j.low, j.high, 100 * (j.high / j.low - 1));
+  }
+  return 0;
+}

@@ -16,7 +16,7 @@
 # neither (a wait), and how many contexts share the GPU meanwhile. Each sequential grade's wall
 # time goes to OUT/sequential/times.txt as it ends, so a run cut short still says how far it got.
 # The batch's timeline follows the figures: when each grade's long stages (build, correctness
-# tests, sanitizer, tests alone) began and ended, from timing.stages of its report.
+# tests, sanitizer, deferred tests, tests alone) began and ended, from timing.stages of its report.
 # Then each kind of submission's batch grades (status and points over its copies), also with
 # --no-sequential, so that a batch-only run still shows whether every copy of a kind was graded alike.
 # --leave-out KIND (repeatable; a kind as the class names it, e.g. never_returns) takes that kind
@@ -187,6 +187,12 @@ if starts:
         print(f"first parts end at {max(firsts):.1f} s; their correctness runs, summed: {seconds_shared:.1f} s, "
               f"inside the tests {tests_inside:.1f} s, outside them (waiting for a correctness slot, starting and ending "
               f"processes) {seconds_shared - tests_inside:.1f} s")
+    # Tests a quiet harness left for later (likely hangs), run again after every first part.
+    deferred = [(s["started_at"] - origin, s["started_at"] - origin + s["seconds"])
+                for each in stages.values() for s in each if s["stage"] == "deferred tests"]
+    if deferred:
+        print(f"{len(deferred)} grades' deferred tests run {min(b for b, _ in deferred):.1f}-"
+              f"{max(e for _, e in deferred):.1f} s")
     if parts:
         print(f"{parts} second parts take {seconds_alone:.1f} s ({seconds_alone / parts:.2f} s each): the timed cases "
               f"themselves {timed_inside:.1f} s, starting and ending processes and tests run again alone "

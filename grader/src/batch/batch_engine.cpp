@@ -241,7 +241,8 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   // on the GPU (the per-GPU lock held shared). Then, one grade at a time with the GPU to itself:
   // the timed cases and the correctness tests that failed while sharing. Every first part comes
   // before any second part, so a submission that hangs in its correctness tests keeps no other
-  // grade's timed cases waiting: it only runs beside other correctness tests.
+  // grade's timed cases waiting: it only runs beside other correctness tests (and, once it has
+  // gone quiet, beside other hangs only: the deferred tests below).
   progress.start(jobs.size(), outcome.kept);
   std::mutex outcome_mutex;
   std::exception_ptr fatal;
@@ -300,6 +301,7 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
     std::size_t index;
     std::chrono::steady_clock::time_point started;
     GradeInProgress grade;
+    bool failed = false;  // its deferred tests threw: recorded as an error already
   };
   std::vector<Waiting> waiting;
   CountingSlots gpu_slots(kGradesTestingAtOnce);
@@ -345,10 +347,29 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   for (unsigned i = 0; i < threads; ++i) pool.emplace_back(first_parts);
   for (std::thread& thread : pool) thread.join();
 
+  // The tests first parts left for later (a harness gone quiet beside the others, most likely a
+  // hang: session/stages.cpp), every such grade at once: their hangs spin out their time-outs
+  // beside each other, no longer beside the other grades' correctness tests, and still before
+  // any timed case.
+  std::vector<std::thread> deferred;
+  for (Waiting& grade : waiting) {
+    if (stop || abort || !grade.grade.has_deferred_tests()) continue;
+    deferred.emplace_back([&guarded, &jobs, &grade] {
+      bool done = false;
+      guarded(jobs[grade.index], grade.started, [&] {
+        grade.grade.run_deferred_tests();
+        done = true;
+      });
+      grade.failed = !done;
+    });
+  }
+  for (std::thread& thread : deferred) thread.join();
+
   // The second parts, in the order the submissions were listed.
   std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) { return a.index < b.index; });
   for (Waiting& grade : waiting) {
     if (stop || abort) break;
+    if (grade.failed) continue;
     const PendingSubmission& job = jobs[grade.index];
     guarded(job, grade.started, [&] {
       const GradeResult report = finish_grade(std::move(grade.grade));

@@ -45,6 +45,7 @@ ProcessSpec harness_spec(const HarnessInvocation& invocation, std::vector<std::s
   spec.timeout_seconds = invocation.test_timeout_seconds;
   spec.quiet_seconds = invocation.quiet_seconds;
   spec.on_quiet = invocation.on_quiet;
+  spec.end_when_quiet = invocation.defer_quiet_tests;
   spec.max_output_bytes = invocation.max_output_bytes;
   spec.limits = invocation.limits;
   spec.end_strays = true;  // student code: nothing it starts outlives the run (not confined under a tool)
@@ -303,6 +304,19 @@ SuiteRun run_tests(const HarnessInvocation& invocation, const std::vector<std::s
     std::vector<std::string> next;
     for (const auto& test : remaining) {
       if (!state.finished.count(test) && test != state.running) next.push_back(test);
+    }
+    if (process.ended_quiet) {
+      for (const auto& test : remaining) {
+        if (state.finished.count(test)) continue;
+        run.deferred.push_back(test);
+        outcomes[test] = TestOutcome{test, TestStatus::NotRun,
+                                     fmt::format("not run yet: the test process sent no result for {:g} s beside other "
+                                                 "grades' tests, so this test and those after it run again, with the "
+                                                 "whole time-out, once their correctness tests are done",
+                                                 invocation.quiet_seconds),
+                                     0, false};
+      }
+      break;
     }
     if (!state.running.empty()) {
       outcomes[state.running] = charge_interrupted_test(state.running, process, invocation.test_timeout_seconds);

@@ -27,6 +27,9 @@ struct HarnessInvocation {
   // (ProcessSpec::on_quiet): a batch lets a likely hanging grade's correctness slot go.
   double quiet_seconds = 0;
   std::function<void()> on_quiet;
+  // With quiet_seconds: a harness gone quiet that long is ended, and the test it was in and those
+  // it had not reached are left for a later run (SuiteRun::deferred) instead of being charged.
+  bool defer_quiet_tests = false;
 };
 
 struct TestListing {
@@ -52,6 +55,9 @@ struct SuiteRun {
   std::map<std::string, PerformanceMeasurement> measurements;  // by test, for performance cases
   int untrusted_lines = 0;            // result lines ignored: wrong or no token, or a test not asked for
   std::string output;                 // stdout and stderr of every process, in order (a sanitizer's report)
+  // Tests left for a later run (HarnessInvocation::defer_quiet_tests), in request order; their
+  // outcomes here are NotRun until that run's replace them (stages.cpp, merge_runs).
+  std::vector<std::string> deferred;
 };
 
 // Called when a harness is about to start its first timed case (the gpu_alone event). With

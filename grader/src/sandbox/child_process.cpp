@@ -202,7 +202,7 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
 
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(spec.timeout_seconds));
-  const bool watch_quiet = spec.on_quiet && spec.quiet_seconds > 0 && spec.result_fd >= 0;
+  const bool watch_quiet = (spec.on_quiet || spec.end_when_quiet) && spec.quiet_seconds > 0 && spec.result_fd >= 0;
   const auto quiet_for = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.quiet_seconds));
   auto last_line = start;
   bool said_quiet = false;
@@ -254,7 +254,16 @@ ProcessResult run_process(const ProcessSpec& spec, const LineAnswerer& answer) {
     }
     if (watch_quiet && !said_quiet && !failed_answer && Clock::now() - last_line > quiet_for) {
       said_quiet = true;
-      spec.on_quiet();
+      if (spec.on_quiet) spec.on_quiet();
+      if (spec.end_when_quiet) {
+        if (::wait4(pid, &status, WNOHANG, &usage) != pid) {  // still running: end it here
+          result.ended_quiet = true;
+          ::kill(-pid, SIGKILL);
+          ::wait4(pid, &status, 0, &usage);
+        }
+        reaped = true;
+        continue;
+      }
     }
     // An answer that could not be given ends the child as a time-out does, and everything it
     // started with it (below), before the caller hears why: nothing is left running unsupervised.

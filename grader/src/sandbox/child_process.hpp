@@ -45,6 +45,11 @@ struct ProcessSpec {
   // the time-out ends it.
   double quiet_seconds = 0;
   std::function<void()> on_quiet;
+  // With a result channel and quiet_seconds > 0: end the child (its process group) once the
+  // channel has been quiet that long (after on_quiet, if set), rather than at the time-out;
+  // ProcessResult::ended_quiet then says so. A batch ends a likely hanging test there and runs it
+  // again, with its whole time-out, once every grade's first part is done (session/stages.cpp).
+  bool end_when_quiet = false;
 };
 
 struct ProcessResult {
@@ -53,6 +58,7 @@ struct ProcessResult {
   int exit_code = -1;
   int signal = 0;            // the signal that ended it, when not `exited`
   bool timed_out = false;    // killed by us after the time limit
+  bool ended_quiet = false;  // killed by us when the result channel went quiet (end_when_quiet)
   bool cpu_limit_exceeded = false;  // killed by the kernel at limits.cpu_seconds
   double cpu_seconds = 0;    // user + system time of the child (not of its descendants)
   std::uint64_t peak_resident_bytes = 0;  // the child's largest resident set (getrusage ru_maxrss)

@@ -68,6 +68,9 @@ bool holds_gpu_slot(Stage stage) { return stage == run_correctness_tests; }
 // The stages that keep a CPU core busy: the compiler, and objdump over what it made.
 bool holds_compile_slot(Stage stage) { return stage == build_student_code || stage == list_for_review; }
 
+// Between the parts, in a batch (GradeInProgress::run_deferred_tests).
+constexpr NamedStage kDeferredTests{"deferred tests", rerun_deferred_tests};
+
 constexpr NamedStage kAlonePart[] = {
     {"tests alone", run_alone_and_score},              // run/, score/
     {"sanitizer findings", apply_sanitizer},           // run/
@@ -250,6 +253,14 @@ GradeInProgress GradeInProgress::begin(const CoursePaths& paths, const RunReques
 
 bool GradeInProgress::needs_gpu_alone() const { return parts_ && !parts_->ended; }
 
+bool GradeInProgress::has_deferred_tests() const {
+  return needs_gpu_alone() && !parts_->session.shared_run.deferred.empty();
+}
+
+void GradeInProgress::run_deferred_tests() {
+  if (has_deferred_tests()) static_cast<void>(run_timed(parts_->session, kDeferredTests));
+}
+
 GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request) {
   return GradeInProgress::begin(paths, request, true);
 }
@@ -259,6 +270,7 @@ GradeResult finish_grade(GradeInProgress&& grade) {
   const std::unique_ptr<GradeInProgress::Parts> parts = std::move(grade.parts_);  // the work directory goes with it
   if (parts->ended) return *parts->ended;
   SessionState& session = parts->session;
+  if (!session.shared_run.deferred.empty()) static_cast<void>(run_timed(session, kDeferredTests));
   for (const NamedStage& stage : kAlonePart) {
     if (std::optional<Stop> stop = run_timed(session, stage)) return finish(session, *stop);
   }

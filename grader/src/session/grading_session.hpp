@@ -58,6 +58,11 @@ class GradeInProgress {
   ~GradeInProgress();
   // False when the first part already ended the run (it did not compile, broke a rule...).
   bool needs_gpu_alone() const;
+  // Tests the first part left for later: its harness went quiet beside other grades' tests and
+  // was ended (a likely hang). run_deferred_tests runs them, the GPU shared; a batch does so for
+  // every such grade at once, after every first part. finish_grade runs any still left first.
+  bool has_deferred_tests() const;
+  void run_deferred_tests();
 
   struct Parts;  // the session and its work directory (grading_session.cpp)
 

@@ -323,15 +323,20 @@ HarnessInvocation with_reference_in_judge(const SessionState& session, HarnessIn
   return invocation;
 }
 
-// In a batch, the correctness-tests slot is let go once a harness has sent no result for a
-// quarter of the test time-out (at least 5 s): a test that long is most likely hanging, and would
-// otherwise keep one of the few grades allowed on the GPU at once waiting out its time-out (20 s
-// for lab 01, for each hanging test) while it only spins. Its tests go on without the slot.
+// In a batch, a harness that has sent no result for a quarter of the test time-out (at least 5 s)
+// is most likely hanging: left to its time-out (20 s for lab 01, for each hanging test) it would
+// keep one of the few grades allowed on the GPU at once waiting while it only spins, and its
+// spinning kernel would slow every other grade's correctness tests beside it (the GPU
+// time-slices between contexts). So its correctness slot is let go and the harness ended; the
+// test it was in and those after it run again once every grade's first part is done
+// (rerun_deferred_tests), with the whole time-out. With a sanitizer pass, which runs on the
+// correctness tests' outcomes right after them, the harness is let go on instead, without the slot.
 HarnessInvocation letting_a_quiet_harness_go(SessionState& session) {
   HarnessInvocation invocation = session.invocation;
   if (session.gpu_slot) {
     invocation.quiet_seconds = std::max(5.0, invocation.test_timeout_seconds / 4);
     invocation.on_quiet = [&session] { session.gpu_slot.reset(); };
+    invocation.defer_quiet_tests = session.sanitizer.empty();
   }
   return invocation;
 }
@@ -363,6 +368,21 @@ std::optional<Stop> run_correctness_tests(SessionState& session) {
   session.result.gpu_sharing = describe_sharing(shared_lock_held, session.shared_run);
   if (!session.holds_gpu_alone) session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds = seconds_since(session.test_start) - session.result.gpu_wait_seconds;
+  return std::nullopt;
+}
+
+std::optional<Stop> rerun_deferred_tests(SessionState& session) {
+  // The tests a first part left for later (letting_a_quiet_harness_go), the GPU shared as there:
+  // a batch runs them for every such grade at once, after every first part and before any second
+  // part, so a hang spins its whole time-out beside other hangs only, never beside a timed case.
+  if (session.shared_run.deferred.empty()) return std::nullopt;
+  const SessionClock::time_point started = SessionClock::now();
+  const double waited_before = session.result.gpu_wait_seconds;
+  take_gpu(session, cudalabs::GpuAccess::Shared);
+  const std::vector<std::string> tests = std::exchange(session.shared_run.deferred, {});
+  merge_runs(session.shared_run, run_tests(with_reference_in_judge(session, session.invocation), tests));
+  session.gpu_lock = cudalabs::GpuLock();
+  session.result.test_seconds += seconds_since(started) - (session.result.gpu_wait_seconds - waited_before);
   return std::nullopt;
 }
 

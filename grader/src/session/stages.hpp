@@ -23,6 +23,9 @@ std::optional<Stop> list_for_review(SessionState& session);
 std::optional<Stop> load_test_suite(SessionState& session);
 // The correctness tests, sharing the GPU with other grades' correctness tests (run/).
 std::optional<Stop> run_correctness_tests(SessionState& session);
+// In a batch, the tests a harness gone quiet left for later (SuiteRun::deferred), the GPU shared,
+// with the whole time-out: after every first part, before any second part (run/).
+std::optional<Stop> rerun_deferred_tests(SessionState& session);
 // With the GPU to itself from here to the end of the run: the timed cases and every correctness
 // test that failed while sharing, then scores them all (run/, score/).
 std::optional<Stop> run_alone_and_score(SessionState& session);

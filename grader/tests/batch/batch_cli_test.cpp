@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +181,38 @@ TEST_F(BatchCli, GradesAClassWithoutStoppingAtBrokenSubmissions) {
   EXPECT_NE(html.find("Most failed tests"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"value\">2</div>compile errors"), std::string::npos) << html;
   EXPECT_NE(html.find("frank"), std::string::npos) << "the rule breaker is listed among those that need a look";
+}
+
+// A kernel that never returns for one size: its harness, quiet beside the other grade's tests, is
+// ended in the first part, and the test it hung in runs again after every first part with its
+// whole time-out (session/stages.cpp, rerun_deferred_tests): charged as the time-out it is, the
+// tests after it graded, the solution beside it untouched.
+TEST_F(BatchCli, AHangRunsAgainAfterTheFirstPartsAndCostsOnlyItsTest) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: a hang needs a GPU to spin on";
+  add_solution("alice");
+  fs::copy(kFixtures / "never_returns", class_dir() / "hung");
+  const ProcessResult run = batch({});
+  ASSERT_TRUE(run.exited) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const auto book = gradebook();
+  ASSERT_EQ(book.count("hung"), 1u) << run.output;
+  EXPECT_EQ(book.at("alice").at("VectorAdd.LargePrime"), "6");
+  EXPECT_EQ(book.at("alice").at("Saxpy.OneWarpMinusOne"), "4");
+  EXPECT_EQ(book.at("hung").at("status"), "graded");
+  EXPECT_EQ(book.at("hung").at("Saxpy.OneWarpMinusOne"), "0");  // n = 31: the hang
+  for (const char* after : {"Saxpy.LargePrime", "Saxpy.SeveralSeeds", "Saxpy.SpecialAlphas"}) {
+    EXPECT_NE(book.at("hung").at(after), "0") << after << " comes after the hang and passes";
+  }
+  std::ifstream in(out() / "reports" / "hung" / "report.json");
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object());
+  bool deferred_stage = false;
+  for (const auto& stage : report["timing"]["stages"]) deferred_stage |= stage.value("stage", "") == "deferred tests";
+  EXPECT_TRUE(deferred_stage) << report["timing"].dump();
+  for (const auto& test : report["tests"]) {
+    if (test.value("name", "") != "Saxpy.OneWarpMinusOne") continue;
+    EXPECT_NE(test.value("message", "").find("timed out"), std::string::npos) << test.dump();
+  }
 }
 
 TEST_F(BatchCli, SkipsUnchangedRegradesChangedAndForcedOnes) {

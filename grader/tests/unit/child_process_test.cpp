@@ -173,6 +173,35 @@ TEST(ChildProcess, SaysOnceWhenTheResultChannelGoesQuietBeforeTheTimeOut) {
   EXPECT_LT(said_at[0], 1.0);  // well before the time-out
 }
 
+// A batch ends a harness gone quiet (a likely hang) and runs its test again later, with the whole
+// time-out, rather than let it spin beside other grades' tests until then.
+TEST(ChildProcess, EndsAChildWhoseResultChannelWentQuietWhenAsked) {
+  ProcessSpec spec = child({"results-then-hang", "only"}, 5.0);
+  spec.result_fd = 3;
+  spec.result_fd_env = "CUDALABS_RESULT_FD";
+  spec.quiet_seconds = 0.2;
+  spec.end_when_quiet = true;
+  int said = 0;
+  spec.on_quiet = [&] { ++said; };
+  int lines = 0;
+  const ProcessResult result = run_process(spec, [&](const std::string&) { ++lines; });
+  EXPECT_TRUE(result.ended_quiet);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_FALSE(result.exited);
+  EXPECT_EQ(said, 1);
+  EXPECT_EQ(lines, 1);
+  EXPECT_LT(result.wall_seconds, 2.5);  // long before the 5-s time-out
+
+  ProcessSpec talking = child({"results", "first", "second"});
+  talking.result_fd = 3;
+  talking.result_fd_env = "CUDALABS_RESULT_FD";
+  talking.quiet_seconds = 0.5;
+  talking.end_when_quiet = true;
+  const ProcessResult ended = run_process(talking, [](const std::string&) {});
+  EXPECT_TRUE(ended.succeeded());
+  EXPECT_FALSE(ended.ended_quiet);
+}
+
 TEST(ChildProcess, SaysNothingOfAChildThatEndsOrHasNoResultChannel) {
   int said = 0;
   ProcessSpec talking = child({"results", "first", "second"});

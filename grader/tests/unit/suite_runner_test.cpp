@@ -108,6 +108,36 @@ TEST_F(RunTests, AHarnessGoneQuietIsToldBeforeItsTimeOut) {
   EXPECT_EQ(said, 1);
 }
 
+// In a batch's first part, a harness gone quiet is ended and its test, with those it had not
+// reached, left for a later run (stages.cpp rerun_deferred_tests): NotRun here, never charged.
+TEST_F(RunTests, AQuietHarnessLeavesItsTestAndThoseAfterItForLaterWhenAsked) {
+  HarnessInvocation invocation;
+  invocation.harness = LABGRADE_TEST_CHILD;
+  invocation.env.emplace_back("FAKE_SCRIPT", "B.two=hang");
+  invocation.test_timeout_seconds = 5.0;
+  invocation.quiet_seconds = 0.2;
+  invocation.defer_quiet_tests = true;
+  const auto started = std::chrono::steady_clock::now();
+  const SuiteRun result = run_tests(invocation, {"A.one", "B.two", "C.three"});
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 3.0);
+  EXPECT_EQ(result.processes, 1);
+  EXPECT_EQ(result.deferred, (std::vector<std::string>{"B.two", "C.three"}));
+  ASSERT_EQ(result.outcomes.size(), 3u);
+  EXPECT_EQ(result.outcomes[0].status, TestStatus::Passed);
+  for (const char* test : {"B.two", "C.three"}) {
+    const TestOutcome& later = outcome_of(result, test);
+    EXPECT_EQ(later.status, TestStatus::NotRun) << test;
+    EXPECT_NE(later.message.find("not run yet"), std::string::npos) << later.message;
+  }
+
+  invocation.defer_quiet_tests = false;  // as before: the hang waits out its time-out, the rest go on
+  invocation.test_timeout_seconds = 1.0;
+  const SuiteRun charged = run_tests(invocation, {"A.one", "B.two", "C.three"});
+  EXPECT_TRUE(charged.deferred.empty());
+  EXPECT_EQ(outcome_of(charged, "B.two").status, TestStatus::TimedOut);
+  EXPECT_EQ(outcome_of(charged, "C.three").status, TestStatus::Passed);
+}
+
 TEST_F(RunTests, ALostContextFailsThatTestAndRestartsForTheOthers) {
   const SuiteRun result = run("A.one=lose", {"A.one", "B.two"});
   EXPECT_EQ(result.outcomes[0].status, TestStatus::Crashed);

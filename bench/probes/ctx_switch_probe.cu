@@ -40,30 +40,10 @@ constexpr int kSamples = 60;
 
 __global__ void empty() {}
 
-__global__ void touch(unsigned* data, std::size_t words) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    data[i] += 1;
-  }
-}
-
 struct Message {
   int kind;  // 0 go, 1 ping, 2 quit
   float cold_ms;
 };
-
-void spin_recv(int fd, Message& message) {
-  for (;;) {
-    const ssize_t got = ::recv(fd, &message, sizeof message, MSG_DONTWAIT);
-    if (got == sizeof message) return;
-    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) std::exit(0);
-  }
-}
-
-double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
 
 double iqr(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -74,11 +54,7 @@ int child(int fd, char** handles) {
   check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");
   check(cudaFree(nullptr), "init");
   float* buffers[3];
-  for (int i = 0; i < 3; ++i) {
-    cudaIpcMemHandle_t handle;
-    unhex(handles[i], &handle, sizeof handle);
-    check(cudaIpcOpenMemHandle(reinterpret_cast<void**>(&buffers[i]), handle, cudaIpcMemLazyEnablePeerAccess), "open");
-  }
+  for (int i = 0; i < 3; ++i) buffers[i] = legacy_import(handles[i]);
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
   cudaEvent_t e0, e1;
@@ -135,13 +111,7 @@ int main(int argc, char** argv) {
   check(cudaFree(nullptr), "init");
   std::string handles[3];
   float* buffers[3];
-  for (int i = 0; i < 3; ++i) {
-    check(cudaMalloc(&buffers[i], kBytes), "malloc");
-    check(cudaMemset(buffers[i], 0, kBytes), "memset");
-    cudaIpcMemHandle_t handle;
-    check(cudaIpcGetMemHandle(&handle, buffers[i]), "handle");
-    handles[i] = hex(&handle, sizeof handle);
-  }
+  for (int i = 0; i < 3; ++i) handles[i] = legacy_export(kBytes, &buffers[i]);
   unsigned* flush = nullptr;
   check(cudaMalloc(&flush, kFlushBytes), "malloc");
   cudaStream_t stream;

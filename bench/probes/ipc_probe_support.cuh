@@ -1,14 +1,21 @@
 #pragma once
 // What the probes that share buffers between processes have in common (ipc_va_probe,
-// ipc_replicas_probe, ctx_switch_probe): exiting on a CUDA error, the kernel they time, making and
-// mapping a VMM allocation, and IPC handles passed as hex on a command line. Each probe stays one nvcc
-// command (this header sits beside it).
+// ipc_replicas_probe, ctx_switch_probe, pair_bias_switch_probe): exiting on a CUDA error, the
+// kernel they time and the one that flushes the L2, making, exporting and mapping a VMM allocation
+// and a legacy IPC one, IPC handles passed as hex on a command line, a parent's and a child's
+// messages over a socket, and a median. Each probe stays one nvcc command (this header sits
+// beside it).
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -37,6 +44,31 @@ inline void check(CUresult status, const char* what) {
 __global__ void add(const float* a, const float* b, float* c, std::size_t n) {
   const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
+}
+
+// Adds 1 to every word: a parent's work before a timed window, which flushes the L2 (a buffer
+// larger than it) and leaves the GPU on the parent's context.
+__global__ void touch(unsigned* data, std::size_t words) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    data[i] += 1;
+  }
+}
+
+inline double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
+// Waits, spinning (as a runner does while timed), for one whole message; exits when the other
+// side has gone.
+template <typename Message>
+void spin_recv(int fd, Message& message) {
+  for (;;) {
+    const ssize_t got = ::recv(fd, &message, sizeof message, MSG_DONTWAIT);
+    if (got == static_cast<ssize_t>(sizeof message)) return;
+    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) std::exit(0);
+  }
 }
 
 // Device memory on device 0 that cuMemCreate makes exportable as a file descriptor.
@@ -79,6 +111,61 @@ inline void unhex(const char* text, void* data, std::size_t bytes) {
     std::sscanf(text + 2 * i, "%2x", &value);
     static_cast<unsigned char*>(data)[i] = static_cast<unsigned char>(value);
   }
+}
+
+// `bytes` by cudaMalloc, zeroed (at *made, when given), and its legacy IPC handle as hex.
+inline std::string legacy_export(std::size_t bytes, float** made = nullptr) {
+  void* data = nullptr;
+  check(cudaMalloc(&data, bytes), "malloc");
+  check(cudaMemset(data, 0, bytes), "memset");
+  cudaIpcMemHandle_t handle;
+  check(cudaIpcGetMemHandle(&handle, data), "handle");
+  if (made) *made = static_cast<float*>(data);
+  return hex(&handle, sizeof handle);
+}
+
+// `bytes` by cuMemCreate, mapped where the driver likes and zeroed, exported as a file descriptor
+// that children inherit; its address as hex.
+struct VmmExport {
+  float* data;
+  std::string fd;
+  std::string address;
+};
+
+inline VmmExport vmm_export(std::size_t bytes) {
+  const CUmemAllocationProp prop = exportable_allocation();
+  CUmemGenericAllocationHandle created;
+  check(cuMemCreate(&created, bytes, &prop, 0), "create");
+  const CUdeviceptr address = map(created, bytes, 0);
+  check(cudaMemset(reinterpret_cast<void*>(address), 0, bytes), "memset");
+  int fd = -1;
+  check(cuMemExportToShareableHandle(&fd, created, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
+  ::fcntl(fd, F_SETFD, 0);  // the children inherit it
+  char text[32];
+  std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
+  return {reinterpret_cast<float*>(address), std::to_string(fd), text};
+}
+
+// A child's side: the legacy handle opened, or the descriptor imported and mapped at the parent's
+// address (`granted` false when the driver put it elsewhere).
+inline float* legacy_import(const char* handle_hex) {
+  cudaIpcMemHandle_t handle;
+  unhex(handle_hex, &handle, sizeof handle);
+  void* opened = nullptr;
+  check(cudaIpcOpenMemHandle(&opened, handle, cudaIpcMemLazyEnablePeerAccess), "open");
+  return static_cast<float*>(opened);
+}
+
+inline float* vmm_import(const char* fd_text, const char* address_hex, std::size_t bytes, bool& granted) {
+  const CUdeviceptr parent_address = std::strtoull(address_hex, nullptr, 16);
+  CUmemGenericAllocationHandle imported;
+  check(cuMemImportFromShareableHandle(&imported,
+                                       reinterpret_cast<void*>(static_cast<std::intptr_t>(std::atoi(fd_text))),
+                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+        "import");
+  const CUdeviceptr address = map(imported, bytes, parent_address);
+  granted = address == parent_address;
+  return reinterpret_cast<float*>(address);
 }
 
 // Runs this program again with `words` (after argv[0]) and waits for it: a child that opens the

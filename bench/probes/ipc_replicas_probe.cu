@@ -92,18 +92,10 @@ int child(char** argv) {
   float* vmm[kBuffers];
   bool granted = true;
   for (int i = 0; i < kBuffers; ++i) {
-    cudaIpcMemHandle_t handle;
-    unhex(argv[2 + i], &handle, sizeof handle);
-    check(cudaIpcOpenMemHandle(reinterpret_cast<void**>(&legacy[i]), handle, cudaIpcMemLazyEnablePeerAccess), "open");
-    const int fd = std::atoi(argv[2 + kBuffers + i]);
-    const CUdeviceptr parent_address = std::strtoull(argv[2 + 2 * kBuffers + i], nullptr, 16);
-    CUmemGenericAllocationHandle imported;
-    check(cuMemImportFromShareableHandle(&imported, reinterpret_cast<void*>(static_cast<std::intptr_t>(fd)),
-                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-          "import");
-    const CUdeviceptr address = map(imported, kBytes, parent_address);
-    granted = granted && address == parent_address;
-    vmm[i] = reinterpret_cast<float*>(address);
+    legacy[i] = legacy_import(argv[2 + i]);
+    bool here = true;
+    vmm[i] = vmm_import(argv[2 + kBuffers + i], argv[2 + 2 * kBuffers + i], kBytes, here);
+    granted = granted && here;
   }
   const std::string who = "child " + std::to_string(::getpid());
   report((who + " legacy IPC").c_str(), legacy);
@@ -120,25 +112,12 @@ int main(int argc, char** argv) {
   float* buffers[kBuffers];
   float* vmm[kBuffers];
   std::vector<std::string> handles(kBuffers), fds(kBuffers), addresses(kBuffers);
-  const CUmemAllocationProp prop = exportable_allocation();
   for (int i = 0; i < kBuffers; ++i) {
-    check(cudaMalloc(&buffers[i], kBytes), "malloc");
-    check(cudaMemset(buffers[i], 0, kBytes), "memset");
-    cudaIpcMemHandle_t handle;
-    check(cudaIpcGetMemHandle(&handle, buffers[i]), "handle");
-    handles[i] = hex(&handle, sizeof handle);
-    CUmemGenericAllocationHandle created;
-    check(cuMemCreate(&created, kBytes, &prop, 0), "create");
-    const CUdeviceptr address = map(created, kBytes, 0);
-    vmm[i] = reinterpret_cast<float*>(address);
-    check(cudaMemset(vmm[i], 0, kBytes), "memset");
-    int fd = -1;
-    check(cuMemExportToShareableHandle(&fd, created, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
-    ::fcntl(fd, F_SETFD, 0);  // the children inherit it
-    fds[i] = std::to_string(fd);
-    char text[32];
-    std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
-    addresses[i] = text;
+    handles[i] = legacy_export(kBytes, &buffers[i]);
+    const VmmExport exported = vmm_export(kBytes);
+    vmm[i] = exported.data;
+    fds[i] = exported.fd;
+    addresses[i] = exported.address;
   }
   report("parent cudaMalloc", buffers);
   report("parent VMM", vmm);

@@ -72,26 +72,6 @@ struct Message {
   int call = -1;  // pipelined: this request's one call (0-7); -1: the whole window in one request
 };
 
-void spin_recv(int fd, Message& message) {
-  for (;;) {
-    const ssize_t got = ::recv(fd, &message, sizeof message, MSG_DONTWAIT);
-    if (got == sizeof message) return;
-    if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) std::exit(0);
-  }
-}
-
-double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  return values[values.size() / 2];
-}
-
-__global__ void touch(unsigned* data, std::size_t words) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    data[i] += 1;
-  }
-}
-
 __global__ void empty_kernel() {}
 
 // Eight calls, call k on set k, queued on `stream`.
@@ -109,19 +89,10 @@ int child(char** argv) {
   const int fd = std::atoi(argv[2]);
   float* mapped[2][kBuffers];
   for (int i = 0; i < kBuffers; ++i) {
-    cudaIpcMemHandle_t handle;
-    unhex(argv[3 + i], &handle, sizeof handle);
-    check(cudaIpcOpenMemHandle(reinterpret_cast<void**>(&mapped[0][i]), handle, cudaIpcMemLazyEnablePeerAccess),
-          "open");
-    const int shared = std::atoi(argv[3 + kBuffers + i]);
-    const CUdeviceptr parent_address = std::strtoull(argv[3 + 2 * kBuffers + i], nullptr, 16);
-    CUmemGenericAllocationHandle imported;
-    check(cuMemImportFromShareableHandle(&imported, reinterpret_cast<void*>(static_cast<std::intptr_t>(shared)),
-                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
-          "import");
-    const CUdeviceptr address = map(imported, kBytes, parent_address);
-    if (address != parent_address) std::fprintf(stderr, "child: VMM not at the parent's address\n");
-    mapped[1][i] = reinterpret_cast<float*>(address);
+    mapped[0][i] = legacy_import(argv[3 + i]);
+    bool granted = true;
+    mapped[1][i] = vmm_import(argv[3 + kBuffers + i], argv[3 + 2 * kBuffers + i], kBytes, granted);
+    if (!granted) std::fprintf(stderr, "child: VMM not at the parent's address\n");
   }
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
@@ -180,25 +151,11 @@ int main(int argc, char** argv) {
   check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");
   check(cudaFree(nullptr), "init");
   std::vector<std::string> handles(kBuffers), fds(kBuffers), addresses(kBuffers);
-  const CUmemAllocationProp prop = exportable_allocation();
   for (int i = 0; i < kBuffers; ++i) {
-    float* legacy = nullptr;
-    check(cudaMalloc(&legacy, kBytes), "malloc");
-    check(cudaMemset(legacy, 0, kBytes), "memset");
-    cudaIpcMemHandle_t handle;
-    check(cudaIpcGetMemHandle(&handle, legacy), "handle");
-    handles[i] = hex(&handle, sizeof handle);
-    CUmemGenericAllocationHandle created;
-    check(cuMemCreate(&created, kBytes, &prop, 0), "create");
-    const CUdeviceptr address = map(created, kBytes, 0);
-    check(cudaMemset(reinterpret_cast<void*>(address), 0, kBytes), "memset");
-    int fd = -1;
-    check(cuMemExportToShareableHandle(&fd, created, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
-    ::fcntl(fd, F_SETFD, 0);  // the children inherit it
-    fds[i] = std::to_string(fd);
-    char text[32];
-    std::snprintf(text, sizeof text, "%llx", static_cast<unsigned long long>(address));
-    addresses[i] = text;
+    handles[i] = legacy_export(kBytes);
+    const VmmExport vmm = vmm_export(kBytes);
+    fds[i] = vmm.fd;
+    addresses[i] = vmm.address;
   }
   unsigned* flush = nullptr;
   check(cudaMalloc(&flush, kFlushBytes), "malloc");
@@ -237,47 +194,45 @@ int main(int argc, char** argv) {
       Message ready{};
       spin_recv(fd, ready);
     }
+    // The judge's clock: its L2 flush, its start event, `exchange` (requests and replies), its stop event.
+    const auto judged_ms = [&](const auto& exchange) {
+      touch<<<528, 512, 0, stream>>>(flush, kFlushBytes / 4);  // the judge's work before a window
+      check(cudaEventRecord(start, stream), "record");
+      check(cudaStreamSynchronize(stream), "sync");
+      exchange();
+      check(cudaEventRecord(stop, stream), "record");
+      check(cudaEventSynchronize(stop), "sync");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+      return static_cast<double>(ms);
+    };
+    const auto ask = [&](int c, Message& message) {
+      ::send(sockets[c], &message, sizeof message, 0);
+      spin_recv(sockets[c], message);
+    };
     std::vector<std::vector<double>> own(2 * children), judge(2 * children), pings(children);
     for (int s = 0; s < kSamples; ++s) {
       for (int c = 0; c < children; ++c) {  // the judge's round trip of an empty call (its ping)
-        touch<<<528, 512, 0, stream>>>(flush, kFlushBytes / 4);
-        check(cudaEventRecord(start, stream), "record");
-        check(cudaStreamSynchronize(stream), "sync");
         Message ping{2, 0};
-        ::send(sockets[c], &ping, sizeof ping, 0);
-        spin_recv(sockets[c], ping);
-        check(cudaEventRecord(stop, stream), "record");
-        check(cudaEventSynchronize(stop), "sync");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-        pings[c].push_back(ms);
+        pings[c].push_back(judged_ms([&] { ask(c, ping); }));
       }
       for (int m = 0; m < 2; ++m) {
         for (int c = 0; c < children; ++c) {
-          touch<<<528, 512, 0, stream>>>(flush, kFlushBytes / 4);  // the judge's work before a window
-          check(cudaEventRecord(start, stream), "record");
-          check(cudaStreamSynchronize(stream), "sync");
           Message message{0, 0};
-          if (m == 0 && !pipelined_vmm) {
-            message.mapping = 0;
-            ::send(sockets[c], &message, sizeof message, 0);
-            spin_recv(sockets[c], message);
-          } else if (!pipelined_vmm) {
-            for (int k = 0; k < kSets; ++k) {  // as finish_call: the judge's device synchronised before each request
-              check(cudaDeviceSynchronize(), "sync");
-              message = Message{0, 0, k};
-              ::send(sockets[c], &message, sizeof message, 0);
-              spin_recv(sockets[c], message);
+          const double ms = judged_ms([&] {
+            if (pipelined_vmm) {
+              message.mapping = m;
+              ask(c, message);
+            } else if (m == 0) {
+              ask(c, message);
+            } else {
+              for (int k = 0; k < kSets; ++k) {  // as finish_call: the judge's device synchronised before each request
+                check(cudaDeviceSynchronize(), "sync");
+                message = Message{0, 0, k};
+                ask(c, message);
+              }
             }
-          } else {
-            message.mapping = m;
-            ::send(sockets[c], &message, sizeof message, 0);
-            spin_recv(sockets[c], message);
-          }
-          check(cudaEventRecord(stop, stream), "record");
-          check(cudaEventSynchronize(stop), "sync");
-          float ms = 0;
-          check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+          });
           own[2 * c + m].push_back(message.own_ms / kSets);
           judge[2 * c + m].push_back(ms / kSets);
         }

@@ -39,6 +39,16 @@ class RunTests : public ::testing::Test {
     invocation.limits.max_data_bytes = host_memory_bytes;
     return run_tests(invocation, tests, gpu_alone);
   }
+  // The fake harness running `script`, its result channel watched for `quiet` seconds of silence
+  // (a batch's first part).
+  static HarnessInvocation watched(const std::string& script, double timeout, double quiet) {
+    HarnessInvocation invocation;
+    invocation.harness = LABGRADE_TEST_CHILD;
+    invocation.env.emplace_back("FAKE_SCRIPT", script);
+    invocation.test_timeout_seconds = timeout;
+    invocation.quiet_seconds = quiet;
+    return invocation;
+  }
 };
 
 const TestOutcome& outcome_of(const SuiteRun& run, const std::string& test) {
@@ -94,11 +104,7 @@ TEST_F(RunTests, ChargesAHangToItsTestAndRunsTheRest) {
 // A batch's correctness slot goes once a harness has gone quiet (session/stages.cpp): said once
 // for the hanging test's process, not for the process that runs the tests after it and ends.
 TEST_F(RunTests, AHarnessGoneQuietIsToldBeforeItsTimeOut) {
-  HarnessInvocation invocation;
-  invocation.harness = LABGRADE_TEST_CHILD;
-  invocation.env.emplace_back("FAKE_SCRIPT", "A.one=hang");
-  invocation.test_timeout_seconds = 1.0;
-  invocation.quiet_seconds = 0.2;
+  HarnessInvocation invocation = watched("A.one=hang", 1.0, 0.2);
   int said = 0;
   invocation.on_quiet = [&] { ++said; };
   const SuiteRun result = run_tests(invocation, {"A.one", "B.two"});
@@ -111,11 +117,7 @@ TEST_F(RunTests, AHarnessGoneQuietIsToldBeforeItsTimeOut) {
 // In a batch's first part, a harness gone quiet is ended and its test, with those it had not
 // reached, left for a later run (stages.cpp rerun_deferred_tests): NotRun here, never charged.
 TEST_F(RunTests, AQuietHarnessLeavesItsTestAndThoseAfterItForLaterWhenAsked) {
-  HarnessInvocation invocation;
-  invocation.harness = LABGRADE_TEST_CHILD;
-  invocation.env.emplace_back("FAKE_SCRIPT", "B.two=hang");
-  invocation.test_timeout_seconds = 5.0;
-  invocation.quiet_seconds = 0.2;
+  HarnessInvocation invocation = watched("B.two=hang", 5.0, 0.2);
   invocation.defer_quiet_tests = true;
   const auto started = std::chrono::steady_clock::now();
   const SuiteRun result = run_tests(invocation, {"A.one", "B.two", "C.three"});

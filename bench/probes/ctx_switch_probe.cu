@@ -112,13 +112,10 @@ int main(int argc, char** argv) {
   std::string handles[3];
   float* buffers[3];
   for (int i = 0; i < 3; ++i) handles[i] = legacy_export(kBytes, &buffers[i]);
-  unsigned* flush = nullptr;
-  check(cudaMalloc(&flush, kFlushBytes), "malloc");
-  cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
+  const ParentClock clock(kFlushBytes);
+  unsigned* const flush = clock.flush;
+  const cudaStream_t stream = clock.stream;
+  const cudaEvent_t start = clock.start, stop = clock.stop;
   const unsigned blocks = static_cast<unsigned>((kElements + 255) / 256);
   // The parent's own kernel, with and without a flush before it (no context switch).
   for (int flushed = 0; flushed < 2; ++flushed) {
@@ -140,22 +137,10 @@ int main(int argc, char** argv) {
     std::vector<int> fds;
     std::vector<pid_t> pids;
     for (int c = 0; c < children; ++c) {
-      int pair[2];
-      if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) return 1;
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        ::close(pair[0]);
-        std::string fd = std::to_string(pair[1]);
-        std::vector<char*> args = {argv[0], const_cast<char*>("child"), const_cast<char*>(fd.c_str())};
-        for (auto& h : handles) args.push_back(const_cast<char*>(h.c_str()));
-        args.push_back(nullptr);
-        ::execv("/proc/self/exe", args.data());
-        std::_Exit(127);
-      }
-      ::close(pair[1]);
-      pin(pid, cpu_of(static_cast<std::size_t>(c) + 1));
-      fds.push_back(pair[0]);
-      pids.push_back(pid);
+      const LiveChild child = spawn_child({handles[0], handles[1], handles[2]});
+      pin(child.pid, cpu_of(static_cast<std::size_t>(c) + 1));
+      fds.push_back(child.socket);
+      pids.push_back(child.pid);
     }
     for (int fd : fds) {
       Message ready{};

@@ -46,6 +46,15 @@ __global__ void add(const float* a, const float* b, float* c, std::size_t n) {
   if (i < n) c[i] = a[i] + b[i];
 }
 
+// Lab 01's timed case: c = a + b on 2^26 floats, eight calls a window, each on a replica set of
+// three arrays of its own.
+namespace lab01 {
+constexpr std::size_t kElements = std::size_t{1} << 26;
+constexpr std::size_t kBytes = kElements * sizeof(float);
+constexpr int kSets = 8;
+constexpr int kBuffers = 3 * kSets;
+}  // namespace lab01
+
 // Adds 1 to every word: a parent's work before a timed window, which flushes the L2 (a buffer
 // larger than it) and leaves the GPU on the parent's context.
 __global__ void touch(unsigned* data, std::size_t words) {
@@ -54,6 +63,20 @@ __global__ void touch(unsigned* data, std::size_t words) {
     data[i] += 1;
   }
 }
+
+// What a parent times with: a buffer to flush the L2 with, a non-blocking stream, two events.
+struct ParentClock {
+  unsigned* flush = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  explicit ParentClock(std::size_t flush_bytes) {
+    check(cudaMalloc(&flush, flush_bytes), "malloc");
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+    check(cudaEventCreate(&start), "event");
+    check(cudaEventCreate(&stop), "event");
+  }
+};
 
 inline double median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
@@ -166,6 +189,34 @@ inline float* vmm_import(const char* fd_text, const char* address_hex, std::size
   const CUdeviceptr address = map(imported, bytes, parent_address);
   granted = address == parent_address;
   return reinterpret_cast<float*>(address);
+}
+
+// A child kept alive beside the parent (a runner beside its judge): this program again as
+// `child <socket fd> words...`, its end of a SOCK_SEQPACKET pair open across the exec.
+struct LiveChild {
+  pid_t pid;
+  int socket;  // the parent's end
+};
+
+inline LiveChild spawn_child(const std::vector<std::string>& words) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) {
+    std::perror("socketpair");
+    std::exit(1);
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pair[0]);
+    std::vector<std::string> all = {"/proc/self/exe", "child", std::to_string(pair[1])};
+    all.insert(all.end(), words.begin(), words.end());
+    std::vector<char*> args;
+    for (std::string& word : all) args.push_back(word.data());
+    args.push_back(nullptr);
+    ::execv("/proc/self/exe", args.data());
+    std::_Exit(127);
+  }
+  ::close(pair[1]);
+  return {pid, pair[0]};
 }
 
 // Runs this program again with `words` (after argv[0]) and waits for it: a child that opens the

@@ -39,10 +39,7 @@ namespace {
 
 using namespace probe_support;
 
-constexpr std::size_t kElements = std::size_t{1} << 26;
-constexpr std::size_t kBytes = kElements * sizeof(float);
-constexpr int kSets = 8;
-constexpr int kBuffers = 3 * kSets;
+using namespace lab01;
 constexpr int kWindows = 40;
 
 // Median over kWindows of eight back-to-back calls, call k on set set_of(k); ms per call.

@@ -59,10 +59,7 @@ namespace {
 
 using namespace probe_support;
 
-constexpr std::size_t kElements = std::size_t{1} << 26;
-constexpr std::size_t kBytes = kElements * sizeof(float);
-constexpr int kSets = 8;
-constexpr int kBuffers = 3 * kSets;
+using namespace lab01;
 constexpr std::size_t kFlushBytes = std::size_t{200} << 20;
 constexpr int kSamples = 40;
 
@@ -157,13 +154,10 @@ int main(int argc, char** argv) {
     fds[i] = vmm.fd;
     addresses[i] = vmm.address;
   }
-  unsigned* flush = nullptr;
-  check(cudaMalloc(&flush, kFlushBytes), "malloc");
-  cudaStream_t stream;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
+  const ParentClock clock(kFlushBytes);
+  unsigned* const flush = clock.flush;
+  const cudaStream_t stream = clock.stream;
+  const cudaEvent_t start = clock.start, stop = clock.stop;
   // Third argument "vmm": legacy IPC against VMM, a request a window; else one request a window
   // against one a call (pipelined, as lab 01's judge), both legacy IPC.
   const bool pipelined_vmm = argc > 3 && std::strcmp(argv[3], "vmm") == 0;
@@ -172,23 +166,12 @@ int main(int argc, char** argv) {
   for (int generation = 0; generation < generations; ++generation) {
     std::vector<int> sockets;
     std::vector<pid_t> pids;
+    std::vector<std::string> words;
+    for (auto* group : {&handles, &fds, &addresses}) words.insert(words.end(), group->begin(), group->end());
     for (int c = 0; c < children; ++c) {
-      int pair[2];
-      if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) return 1;
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        ::close(pair[0]);
-        std::vector<std::string> words = {"/proc/self/exe", "child", std::to_string(pair[1])};
-        for (auto* group : {&handles, &fds, &addresses}) words.insert(words.end(), group->begin(), group->end());
-        std::vector<char*> args;
-        for (std::string& word : words) args.push_back(word.data());
-        args.push_back(nullptr);
-        ::execv("/proc/self/exe", args.data());
-        std::_Exit(127);
-      }
-      ::close(pair[1]);
-      sockets.push_back(pair[0]);
-      pids.push_back(pid);
+      const LiveChild child = spawn_child(words);
+      sockets.push_back(child.socket);
+      pids.push_back(child.pid);
     }
     for (int fd : sockets) {
       Message ready{};

@@ -58,6 +58,9 @@ namespace {
 // Grades running correctness tests at once, whatever --jobs says: see session/counting_slots.hpp
 // for the H100 figures behind it.
 constexpr std::size_t kGradesTestingAtOnce = 4;
+// Grades running their deferred tests at once (most likely hangs, which only spin): all of a
+// usual class's, while a class of hangs cannot start more CUDA contexts than the GPU has memory for.
+constexpr std::size_t kGradesRunningDeferredTestsAtOnce = 16;
 
 void require_known_lab(const CoursePaths& paths, const std::string& lab) {
   const auto ids = paths.lab_ids();
@@ -352,9 +355,11 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   // beside each other, no longer beside the other grades' correctness tests, and still before
   // any timed case.
   std::vector<std::thread> deferred;
+  CountingSlots deferred_slots(kGradesRunningDeferredTestsAtOnce);
   for (Waiting& grade : waiting) {
     if (stop || abort || !grade.grade.has_deferred_tests()) continue;
-    deferred.emplace_back([&guarded, &jobs, &grade] {
+    deferred.emplace_back([&guarded, &jobs, &grade, &deferred_slots] {
+      const CountingSlots::Slot slot(deferred_slots);
       bool done = false;
       guarded(jobs[grade.index], grade.started, [&] {
         grade.grade.run_deferred_tests();

@@ -354,15 +354,21 @@ BatchOutcome run_batch(const CoursePaths& paths, const BatchRequest& request, Ba
   // hang: session/stages.cpp), every such grade at once: their hangs spin out their time-outs
   // beside each other, no longer beside the other grades' correctness tests, and still before
   // any timed case.
+  // Each run's time-out is stretched so that a slow test that would pass keeps the GPU share its
+  // first part gave it, however many hangs spin beside it (deferred_timeout_stretch).
+  const auto deferring = static_cast<std::size_t>(
+      std::count_if(waiting.begin(), waiting.end(), [](const Waiting& grade) { return grade.grade.has_deferred_tests(); }));
+  const double timeout_stretch =
+      deferred_timeout_stretch(std::min(deferring, kGradesRunningDeferredTestsAtOnce), kGradesTestingAtOnce);
   std::vector<std::thread> deferred;
   CountingSlots deferred_slots(kGradesRunningDeferredTestsAtOnce);
   for (Waiting& grade : waiting) {
     if (stop || abort || !grade.grade.has_deferred_tests()) continue;
-    deferred.emplace_back([&guarded, &jobs, &grade, &deferred_slots] {
+    deferred.emplace_back([&guarded, &jobs, &grade, &deferred_slots, timeout_stretch] {
       const CountingSlots::Slot slot(deferred_slots);
       bool done = false;
       guarded(jobs[grade.index], grade.started, [&] {
-        grade.grade.run_deferred_tests();
+        grade.grade.run_deferred_tests(timeout_stretch);
         done = true;
       });
       grade.failed = !done;

@@ -8,6 +8,7 @@
 // never_returns 45) on one H100 (2026-11-28): batch 87.1 s with 4 at once, 86.8 s with 6, 90.3 s
 // with 8, the first parts ending at 34.2, 37.5 and 39.7 s, their tests' own seconds summed 65, 105
 // and 154 s: more at once only slows each, the CUDA starts and the GPU's switches being shared.
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
@@ -58,5 +59,16 @@ class CountingSlots {
   std::size_t free_;
   std::size_t waiting_ = 0;  // threads waiting for a slot
 };
+
+// By how much a batch stretches the time-out of its deferred tests (session/stages.cpp,
+// rerun_deferred_tests) when `deferred_at_once` grades run them beside each other. Those are
+// mostly hangs spinning on the GPU, which time-slices between contexts: each run gets about
+// 1/deferred_at_once of it. Stretched by deferred_at_once / testing_at_once, a slow but finishing
+// test gets at least the share of the GPU its first part gave it (testing_at_once grades there):
+// a hang beside 15 others would otherwise have a sixteenth of the GPU for its whole time-out, and a
+// test that passes alone in 2 s of a 20-s time-out could time out there.
+inline double deferred_timeout_stretch(std::size_t deferred_at_once, std::size_t testing_at_once) {
+  return std::max(1.0, static_cast<double>(deferred_at_once) / static_cast<double>(std::max<std::size_t>(testing_at_once, 1)));
+}
 
 }  // namespace labgrade

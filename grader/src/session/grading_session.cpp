@@ -257,8 +257,10 @@ bool GradeInProgress::has_deferred_tests() const {
   return needs_gpu_alone() && !parts_->session.shared_run.deferred.empty();
 }
 
-void GradeInProgress::run_deferred_tests() {
-  if (has_deferred_tests()) static_cast<void>(run_timed(parts_->session, kDeferredTests));
+void GradeInProgress::run_deferred_tests(double timeout_stretch) {
+  if (!has_deferred_tests()) return;
+  parts_->session.deferred_timeout_stretch = std::max(1.0, timeout_stretch);
+  static_cast<void>(run_timed(parts_->session, kDeferredTests));
 }
 
 GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request) {

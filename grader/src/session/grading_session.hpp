@@ -59,10 +59,11 @@ class GradeInProgress {
   // False when the first part already ended the run (it did not compile, broke a rule...).
   bool needs_gpu_alone() const;
   // Tests the first part left for later: its harness went quiet beside other grades' tests and
-  // was ended (a likely hang). run_deferred_tests runs them, the GPU shared; a batch does so for
-  // every such grade at once, after every first part. finish_grade runs any still left first.
+  // was ended (a likely hang). run_deferred_tests runs them, the GPU shared, their time-out
+  // stretched by `timeout_stretch` (counting_slots.hpp, deferred_timeout_stretch); a batch does so
+  // for every such grade at once, after every first part. finish_grade runs any still left first.
   bool has_deferred_tests() const;
-  void run_deferred_tests();
+  void run_deferred_tests(double timeout_stretch);
 
   struct Parts;  // the session and its work directory (grading_session.cpp)
 

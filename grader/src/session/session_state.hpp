@@ -55,6 +55,9 @@ struct SessionState {
   // In a batch, the correctness-tests slot (RunRequest::gpu_slots) while the stage runs; let go
   // early when a harness goes quiet (stages.cpp, run_correctness_tests).
   std::unique_ptr<CountingSlots::Slot> gpu_slot;
+  // In a batch, by how much the deferred tests' time-out is stretched (deferred_timeout_stretch):
+  // other grades run theirs beside them. 1 when a grade runs them by itself (finish_grade).
+  double deferred_timeout_stretch = 1;
   // Whether the shared run's harness also ran the timed cases, after waiting for the GPU alone
   // (stages.cpp, timed_cases_in_shared_run), and whether the session holds it alone now.
   bool timed_in_shared_run = false;

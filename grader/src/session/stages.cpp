@@ -380,7 +380,9 @@ std::optional<Stop> rerun_deferred_tests(SessionState& session) {
   const double waited_before = session.result.gpu_wait_seconds;
   take_gpu(session, cudalabs::GpuAccess::Shared);
   const std::vector<std::string> tests = std::exchange(session.shared_run.deferred, {});
-  merge_runs(session.shared_run, run_tests(with_reference_in_judge(session, session.invocation), tests));
+  HarnessInvocation invocation = with_reference_in_judge(session, session.invocation);
+  invocation.test_timeout_seconds *= session.deferred_timeout_stretch;  // the other grades' hangs share the GPU
+  merge_runs(session.shared_run, run_tests(invocation, tests));
   session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds += seconds_since(started) - (session.result.gpu_wait_seconds - waited_before);
   return std::nullopt;

@@ -72,3 +72,13 @@ TEST(CountingSlots, WaitUntilNoneWaitingWaitsForWaitersNotHolders) {
 }
 
 }  // namespace
+
+// Deferred tests beside each other keep at least the GPU share their first part gave them.
+TEST(DeferredTimeoutStretch, GrowsWithTheGradesBesideEachOtherPastThoseOfAFirstPart) {
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(1, 4), 1.0);
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(4, 4), 1.0);
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(5, 4), 1.25);
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(16, 4), 4.0);
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(0, 4), 1.0);
+  EXPECT_DOUBLE_EQ(labgrade::deferred_timeout_stretch(3, 0), 3.0);  // no first-part limit: as one
+}

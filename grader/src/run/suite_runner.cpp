@@ -231,6 +231,18 @@ TestOutcome charge_interrupted_test(const std::string& test, const ProcessResult
 
 }  // namespace
 
+void explain_stretched_time_outs(SuiteRun& run, double lab_timeout_seconds, double stretched_seconds) {
+  if (stretched_seconds <= lab_timeout_seconds) return;
+  for (TestOutcome& outcome : run.outcomes) {
+    if (outcome.status != TestStatus::TimedOut) continue;
+    outcome.message.insert(std::min(outcome.message.find('\n'), outcome.message.size()),
+                           fmt::format(" (it ran again after the other grades' correctness tests, beside other grades' "
+                                       "likely hangs, so its time-out of {:g} s was stretched to {:g} s: at least the "
+                                       "share of the GPU it had among the correctness tests)",
+                                       lab_timeout_seconds, stretched_seconds));
+  }
+}
+
 std::vector<std::string> parse_test_listing(const std::string& output) {
   std::vector<std::string> tests;
   std::string suite;

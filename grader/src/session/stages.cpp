@@ -382,7 +382,9 @@ std::optional<Stop> rerun_deferred_tests(SessionState& session) {
   const std::vector<std::string> tests = std::exchange(session.shared_run.deferred, {});
   HarnessInvocation invocation = with_reference_in_judge(session, session.invocation);
   invocation.test_timeout_seconds *= session.deferred_timeout_stretch;  // the other grades' hangs share the GPU
-  merge_runs(session.shared_run, run_tests(invocation, tests));
+  SuiteRun rerun = run_tests(invocation, tests);
+  explain_stretched_time_outs(rerun, session.invocation.test_timeout_seconds, invocation.test_timeout_seconds);
+  merge_runs(session.shared_run, std::move(rerun));
   session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds += seconds_since(started) - (session.result.gpu_wait_seconds - waited_before);
   return std::nullopt;

@@ -25,6 +25,24 @@ TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
             (std::vector<std::string>{"VectorAdd.ZeroLength", "VectorAdd.Full2To26", "Sizes/Param.Works/0"}));
 }
 
+// A deferred test's stretched time-out is said on the line a reader sees first; other outcomes
+// and unstretched runs keep their messages.
+TEST(ExplainStretchedTimeOuts, NamesBothTimeOutsOnATimedOutTestsFirstLineOnly) {
+  SuiteRun run;
+  run.outcomes = {{"Saxpy.Hangs", TestStatus::TimedOut, "timed out: no result after 25 s\nLast output:\nx", 25},
+                  {"Saxpy.Fails", TestStatus::Failed, "expected 1, got 2", 0.1}};
+  SuiteRun unstretched = run;
+  explain_stretched_time_outs(unstretched, 20, 20);
+  EXPECT_EQ(unstretched.outcomes[0].message, run.outcomes[0].message);
+
+  explain_stretched_time_outs(run, 20, 25);
+  const std::string& hung = run.outcomes[0].message;
+  const std::string first_line = hung.substr(0, hung.find('\n'));
+  EXPECT_NE(first_line.find("time-out of 20 s was stretched to 25 s"), std::string::npos) << hung;
+  EXPECT_EQ(hung.substr(hung.find('\n')), "\nLast output:\nx");
+  EXPECT_EQ(run.outcomes[1].message, "expected 1, got 2");
+}
+
 // Drives run_tests with the fake harness in test_child.cpp.
 class RunTests : public ::testing::Test {
  protected:

@@ -36,10 +36,22 @@
 // 0.979-1.023 (0.0089) as scored, the two pings within 0.008 ms of each other while the windows
 // differ by up to 0.08 ms: the grade's windows carry a bias no empty call shows.
 //
-//   nvcc -O3 -arch=sm_90 bench/probes/pair_bias_switch_probe.cu -lcuda -o pair_bias_switch_probe && ./pair_bias_switch_probe 4 3 [vmm]
+// Where in the judge's clock: each whole-window request also carries the child's host timestamps
+// (CLOCK_MONOTONIC, comparable across processes): received, launched (eight launches and the
+// stop event queued), done (the event synchronised), replied; the judge adds its send and its
+// receipt of the reply. Per child, the medians of the request's transit, the launches, the wait
+// for the GPU less the child's own GPU time (switches in and out and completion detection), the
+// reply's transit, and over the children, each one's spread: the part that spreads as the judge's
+// overhead does is where a runner process's bias lives. (Prepared 2026-11-28, NOT yet run on a
+// GPU.) With a fourth argument "pin", the judge runs on the first allowed CPU and child c on the
+// (1 + c)-th (wrapping), as a grade pins its judge, reference and student's runner (TimingPin):
+// whether a runner's CPU makes its bias.
+//
+//   nvcc -O3 -arch=sm_90 bench/probes/pair_bias_switch_probe.cu -lcuda -o pair_bias_switch_probe && ./pair_bias_switch_probe 4 3 [vmm|pipelined] [pin]
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +62,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -67,6 +80,37 @@ struct Message {
   int mapping;  // 0 legacy IPC, 1 VMM; -1 quit
   float own_ms;
   int call = -1;  // pipelined: this request's one call (0-7); -1: the whole window in one request
+  // A whole window's host timestamps in the child (ns, CLOCK_MONOTONIC).
+  std::int64_t received_ns = 0, launched_ns = 0, done_ns = 0, replied_ns = 0;
+};
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+void pin_this_thread(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0) std::perror("sched_setaffinity");
+}
+
+std::int64_t now_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return std::int64_t{now.tv_sec} * 1000000000 + now.tv_nsec;
+}
+
+// One whole-window exchange as the judge saw it (us): the child's figures against the judge's.
+struct HostPath {
+  double request, launches, gpu_wait_less_own, reply, judge_less_own;
 };
 
 __global__ void empty_kernel() {}
@@ -122,11 +166,15 @@ int child(char** argv) {
       ::send(fd, &message, sizeof message, 0);
       continue;
     }
+    message.received_ns = now_ns();
     check(cudaEventRecord(e0, stream), "record");
     window(mapped[message.mapping], stream);
     check(cudaEventRecord(e1, stream), "record");
+    message.launched_ns = now_ns();
     check(cudaEventSynchronize(e1), "sync");
+    message.done_ns = now_ns();
     check(cudaEventElapsedTime(&message.own_ms, e0, e1), "elapsed");
+    message.replied_ns = now_ns();
     ::send(fd, &message, sizeof message, 0);
   }
 }
@@ -162,14 +210,24 @@ int main(int argc, char** argv) {
   // against one a call (pipelined, as lab 01's judge), both legacy IPC.
   const bool pipelined_vmm = argc > 3 && std::strcmp(argv[3], "vmm") == 0;
   const char* names[2] = {pipelined_vmm ? "legacy IPC" : "one request", pipelined_vmm ? "VMM" : "pipelined"};
+  const bool pin = argc > 4 && std::strcmp(argv[4], "pin") == 0;
+  const std::vector<int> cpus = allowed_cpus();
+  if (pin && cpus.size() < 2) {
+    std::fprintf(stderr, "pin: needs two allowed CPUs, has %zu\n", cpus.size());
+    return 1;
+  }
+  if (pin) pin_this_thread(cpus[0]);
   std::vector<double> own_all[2], judge_all[2];
+  std::vector<HostPath> path_medians;  // one per child, every generation
   for (int generation = 0; generation < generations; ++generation) {
     std::vector<int> sockets;
     std::vector<pid_t> pids;
     std::vector<std::string> words;
     for (auto* group : {&handles, &fds, &addresses}) words.insert(words.end(), group->begin(), group->end());
     for (int c = 0; c < children; ++c) {
+      if (pin) pin_this_thread(cpus[1 + c % (cpus.size() - 1)]);  // the child inherits it
       const LiveChild child = spawn_child(words);
+      if (pin) pin_this_thread(cpus[0]);
       sockets.push_back(child.socket);
       pids.push_back(child.pid);
     }
@@ -189,11 +247,15 @@ int main(int argc, char** argv) {
       check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
       return static_cast<double>(ms);
     };
+    std::int64_t sent_ns = 0, reply_ns = 0;  // the judge's side of the last exchange
     const auto ask = [&](int c, Message& message) {
+      sent_ns = now_ns();
       ::send(sockets[c], &message, sizeof message, 0);
       spin_recv(sockets[c], message);
+      reply_ns = now_ns();
     };
     std::vector<std::vector<double>> own(2 * children), judge(2 * children), pings(children);
+    std::vector<std::vector<HostPath>> paths(children);  // legacy IPC, one request a window
     for (int s = 0; s < kSamples; ++s) {
       for (int c = 0; c < children; ++c) {  // the judge's round trip of an empty call (its ping)
         Message ping{2, 0};
@@ -218,6 +280,12 @@ int main(int argc, char** argv) {
           });
           own[2 * c + m].push_back(message.own_ms / kSets);
           judge[2 * c + m].push_back(ms / kSets);
+          if (m == 0) {  // a whole window in one request in both modes
+            const double own_us = 1000.0 * message.own_ms;
+            paths[c].push_back({(message.received_ns - sent_ns) / 1e3, (message.launched_ns - message.received_ns) / 1e3,
+                                (message.done_ns - message.launched_ns) / 1e3 - own_us,
+                                (reply_ns - message.replied_ns) / 1e3, 1000.0 * ms - own_us});
+          }
         }
       }
     }
@@ -236,6 +304,20 @@ int main(int argc, char** argv) {
       }
       std::printf("\n");
     }
+    for (int c = 0; c < children; ++c) {
+      const auto part = [&](double HostPath::*field) {
+        std::vector<double> values;
+        for (const HostPath& path : paths[c]) values.push_back(path.*field);
+        return median(values);
+      };
+      const HostPath typical{part(&HostPath::request), part(&HostPath::launches), part(&HostPath::gpu_wait_less_own),
+                             part(&HostPath::reply), part(&HostPath::judge_less_own)};
+      path_medians.push_back(typical);
+      std::printf("gen %d child %d host path (us, medians): request %.1f, launches %.1f, GPU wait less own %.1f, "
+                  "reply %.1f; judge's overhead %.1f\n",
+                  generation, c, typical.request, typical.launches, typical.gpu_wait_less_own, typical.reply,
+                  typical.judge_less_own);
+    }
     std::fflush(stdout);
     for (std::size_t c = 0; c < sockets.size(); ++c) {
       Message quit{-1, 0};
@@ -249,5 +331,18 @@ int main(int argc, char** argv) {
     std::printf("%-10s over %zu children: own %.4f-%.4f ms a call (%.1f%%), judge %.4f-%.4f (%.1f%%)\n", names[m],
                 own_all[m].size(), o.low, o.high, 100 * (o.high / o.low - 1), j.low, j.high, 100 * (j.high / j.low - 1));
   }
+  const auto spread_of = [&](const char* name, double HostPath::*field) {
+    std::vector<double> values;
+    for (const HostPath& path : path_medians) values.push_back(path.*field);
+    const Spread range = spread(values);
+    std::printf("  %-26s %.1f-%.1f us (spread %.1f)\n", name, range.low, range.high, range.high - range.low);
+  };
+  std::printf("host path over %zu children, legacy IPC, a whole window a request (each child's median):\n",
+              path_medians.size());
+  spread_of("request", &HostPath::request);
+  spread_of("launches", &HostPath::launches);
+  spread_of("GPU wait less own", &HostPath::gpu_wait_less_own);
+  spread_of("reply", &HostPath::reply);
+  spread_of("judge's overhead", &HostPath::judge_less_own);
   return 0;
 }

@@ -65,8 +65,8 @@ class CountingSlots {
 // mostly hangs spinning on the GPU, which time-slices between contexts: each run gets about
 // 1/deferred_at_once of it. Stretched by deferred_at_once / testing_at_once, a slow but finishing
 // test gets at least the share of the GPU its first part gave it (testing_at_once grades there):
-// a hang beside 15 others would otherwise have a sixteenth of the GPU for its whole time-out, and a
-// test that passes alone in 2 s of a 20-s time-out could time out there.
+// a test beside 15 hangs would otherwise have a sixteenth of the GPU for its whole time-out, and
+// one that passes alone in 2 s of a 20-s time-out could time out there.
 inline double deferred_timeout_stretch(std::size_t deferred_at_once, std::size_t testing_at_once) {
   return std::max(1.0, static_cast<double>(deferred_at_once) / static_cast<double>(std::max<std::size_t>(testing_at_once, 1)));
 }

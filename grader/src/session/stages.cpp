@@ -241,7 +241,9 @@ bool is_one_of(const std::vector<std::string>& names, const std::string& name) {
 // broken context: processes share neither memory nor contexts, and the code fails them alone
 // too (running a crashing submission's tests again cost a batch 3.3 s of exclusive GPU time per
 // submission, 2026-11-24). Not time-outs: a neighbour can slow a test by at most the number of
-// grades sharing the GPU (a few), and a test that passes takes a small part of its time-out.
+// grades sharing the GPU (a few), and a test that passes takes a small part of its time-out;
+// except a deferred test that passed only after the lab's time-out under a stretched one, which
+// comes here as a time-out with the flag (suite_runner.hpp, hold_to_the_labs_time_out).
 // (`timed`: cases the shared run's harness ran alone already, as the second run would.)
 std::vector<std::string> failed_while_sharing(const SuiteRun& shared, const std::vector<std::string>& timed) {
   std::vector<std::string> again;
@@ -383,7 +385,7 @@ std::optional<Stop> rerun_deferred_tests(SessionState& session) {
   HarnessInvocation invocation = with_reference_in_judge(session, session.invocation);
   invocation.test_timeout_seconds *= session.deferred_timeout_stretch;  // the other grades' hangs share the GPU
   SuiteRun rerun = run_tests(invocation, tests);
-  explain_stretched_time_outs(rerun, session.invocation.test_timeout_seconds, invocation.test_timeout_seconds);
+  hold_to_the_labs_time_out(rerun, session.invocation.test_timeout_seconds, invocation.test_timeout_seconds);
   merge_runs(session.shared_run, std::move(rerun));
   session.gpu_lock = cudalabs::GpuLock();
   session.result.test_seconds += seconds_since(started) - (session.result.gpu_wait_seconds - waited_before);

@@ -25,22 +25,35 @@ TEST(ParseTestListing, ReadsSuitesTestsAndIgnoresComments) {
             (std::vector<std::string>{"VectorAdd.ZeroLength", "VectorAdd.Full2To26", "Sizes/Param.Works/0"}));
 }
 
-// A deferred test's stretched time-out is said on the line a reader sees first; other outcomes
-// and unstretched runs keep their messages.
-TEST(ExplainStretchedTimeOuts, NamesBothTimeOutsOnATimedOutTestsFirstLineOnly) {
+// A deferred run's stretched time-out: a time-out says both figures on the line a reader sees
+// first; a pass that needed more than the lab's time-out is not believed there but run again
+// alone; other outcomes, and unstretched runs, are left as they are.
+TEST(HoldToTheLabsTimeOut, ExplainsStretchedTimeOutsAndSendsLatePassesToRunAlone) {
   SuiteRun run;
   run.outcomes = {{"Saxpy.Hangs", TestStatus::TimedOut, "timed out: no result after 25 s\nLast output:\nx", 25},
-                  {"Saxpy.Fails", TestStatus::Failed, "expected 1, got 2", 0.1}};
+                  {"Saxpy.Fails", TestStatus::Failed, "expected 1, got 2", 0.1},
+                  {"Saxpy.PassesLate", TestStatus::Passed, "", 31.0},
+                  {"Saxpy.PassesInTime", TestStatus::Passed, "", 19.0}};
   SuiteRun unstretched = run;
-  explain_stretched_time_outs(unstretched, 20, 20);
-  EXPECT_EQ(unstretched.outcomes[0].message, run.outcomes[0].message);
+  hold_to_the_labs_time_out(unstretched, 20, 20);
+  for (std::size_t i = 0; i < run.outcomes.size(); ++i) {
+    EXPECT_EQ(unstretched.outcomes[i].status, run.outcomes[i].status);
+    EXPECT_EQ(unstretched.outcomes[i].message, run.outcomes[i].message);
+  }
 
-  explain_stretched_time_outs(run, 20, 25);
+  hold_to_the_labs_time_out(run, 20, 25);
   const std::string& hung = run.outcomes[0].message;
   const std::string first_line = hung.substr(0, hung.find('\n'));
   EXPECT_NE(first_line.find("time-out of 20 s was stretched to 25 s"), std::string::npos) << hung;
   EXPECT_EQ(hung.substr(hung.find('\n')), "\nLast output:\nx");
+  EXPECT_EQ(run.outcomes[1].status, TestStatus::Failed);
   EXPECT_EQ(run.outcomes[1].message, "expected 1, got 2");
+  const TestOutcome& late = run.outcomes[2];
+  EXPECT_EQ(late.status, TestStatus::TimedOut);
+  EXPECT_TRUE(late.neighbour_may_have_caused) << "the second part runs it again alone";
+  EXPECT_NE(late.message.find("passed after 31.0 s"), std::string::npos) << late.message;
+  EXPECT_EQ(run.outcomes[3].status, TestStatus::Passed);
+  EXPECT_FALSE(run.outcomes[3].neighbour_may_have_caused);
 }
 
 // Drives run_tests with the fake harness in test_child.cpp.

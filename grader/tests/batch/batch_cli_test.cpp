@@ -231,6 +231,38 @@ TEST_F(BatchCli, AHangRunsAgainAfterTheFirstPartsAndCostsOnlyItsTest) {
   }
 }
 
+// Five grades go quiet in their first parts, so their deferred tests run beside each other with
+// lab 01's 20-s time-out stretched to 25 s (counting_slots.hpp, deferred_timeout_stretch): four
+// that wait 7 s and one that waits 22 s. The four pass, as alone. The fifth would pass too, on a
+// time-out the others' quiet code widened: not believed, it runs again alone with the lab's
+// time-out and times out, as alone (suite_runner.hpp, hold_to_the_labs_time_out).
+TEST_F(BatchCli, AClassCannotStretchATimeOutForOneOfItsStudents) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: the tests must run to go quiet";
+  const std::vector<std::string> quiet = {"quiet1", "quiet2", "quiet3", "quiet4"};
+  for (const std::string& student : quiet) fs::copy(kFixtures / "stalls_then_answers", class_dir() / student);
+  fs::copy(kFixtures / "stalls_past_the_time_out", class_dir() / "late");
+  const ProcessResult run = batch({});
+  ASSERT_TRUE(run.exited) << run.output;
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const auto book = gradebook();
+  ASSERT_EQ(book.count("late"), 1u) << run.output;
+  for (const std::string& student : quiet) {
+    EXPECT_EQ(book.at(student).at("status"), "graded") << student;
+    EXPECT_EQ(book.at(student).at("Saxpy.OneWarpMinusOne"), "4") << student << ": 7 s passes";
+  }
+  EXPECT_EQ(book.at("late").at("status"), "graded");
+  EXPECT_EQ(book.at("late").at("Saxpy.OneWarpMinusOne"), "0") << "22 s is past the lab's 20 s, beside others or not";
+  EXPECT_EQ(book.at("late").at("Saxpy.LargePrime"), "6");
+  std::ifstream in(out() / "reports" / "late" / "report.json");
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(report.is_object());
+  EXPECT_GE(report["timing"].value("tests_rerun_alone", 0), 1) << report["timing"].dump();
+  for (const auto& test : report["tests"]) {
+    if (test.value("name", "") != "Saxpy.OneWarpMinusOne") continue;
+    EXPECT_NE(test.value("message", "").find("timed out"), std::string::npos) << test.dump();
+  }
+}
+
 TEST_F(BatchCli, SkipsUnchangedRegradesChangedAndForcedOnes) {
   add_broken_submissions();
   ASSERT_EQ(batch({}).exit_code, 0);

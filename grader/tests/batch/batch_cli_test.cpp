@@ -105,6 +105,20 @@ class BatchCli : public ::testing::Test {
     return book;
   }
 
+  // A student's report.json, parsed: not an object when it is missing or unreadable.
+  nlohmann::json report_of(const std::string& student) const {
+    std::ifstream in(out() / "reports" / student / "report.json");
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  }
+
+  // The message a report gives one test ("" when the test is not listed).
+  static std::string message_of(const nlohmann::json& report, const std::string& test) {
+    for (const auto& entry : report["tests"]) {
+      if (entry.value("name", "") == test) return entry.value("message", "");
+    }
+    return "";
+  }
+
   void expect_broken_ones_graded(const std::map<std::string, std::map<std::string, std::string>>& book) {
     const std::map<std::string, std::string> expected{{"bob", "compile_error"},
                                                       {"carol", "rejected"},
@@ -209,10 +223,6 @@ TEST_F(BatchCli, AHangRunsAgainAfterTheFirstPartsAndCostsOnlyItsTest) {
   for (const char* test : {"Saxpy.OneWarpMinusOne", "Saxpy.LargePrime", "VectorAdd.LargePrime"}) {
     EXPECT_EQ(book.at("stalled").at(test), book.at("alice").at(test)) << test << ": the stall passes when run again";
   }
-  const auto report_of = [&](const char* student) {
-    std::ifstream in(out() / "reports" / student / "report.json");
-    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  };
   const auto has_deferred_stage = [](const nlohmann::json& report) {
     for (const auto& stage : report["timing"]["stages"]) {
       if (stage.value("stage", "") == "deferred tests") return true;
@@ -225,10 +235,7 @@ TEST_F(BatchCli, AHangRunsAgainAfterTheFirstPartsAndCostsOnlyItsTest) {
   const nlohmann::json report = report_of("hung");
   ASSERT_TRUE(report.is_object());
   EXPECT_TRUE(has_deferred_stage(report)) << report["timing"].dump();
-  for (const auto& test : report["tests"]) {
-    if (test.value("name", "") != "Saxpy.OneWarpMinusOne") continue;
-    EXPECT_NE(test.value("message", "").find("timed out"), std::string::npos) << test.dump();
-  }
+  EXPECT_NE(message_of(report, "Saxpy.OneWarpMinusOne").find("timed out"), std::string::npos) << report["tests"].dump();
 }
 
 // Five grades go quiet in their first parts, so their deferred tests run beside each other with
@@ -253,14 +260,10 @@ TEST_F(BatchCli, AClassCannotStretchATimeOutForOneOfItsStudents) {
   EXPECT_EQ(book.at("late").at("status"), "graded");
   EXPECT_EQ(book.at("late").at("Saxpy.OneWarpMinusOne"), "0") << "22 s is past the lab's 20 s, beside others or not";
   EXPECT_EQ(book.at("late").at("Saxpy.LargePrime"), "6");
-  std::ifstream in(out() / "reports" / "late" / "report.json");
-  const nlohmann::json report = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json report = report_of("late");
   ASSERT_TRUE(report.is_object());
   EXPECT_GE(report["timing"].value("tests_rerun_alone", 0), 1) << report["timing"].dump();
-  for (const auto& test : report["tests"]) {
-    if (test.value("name", "") != "Saxpy.OneWarpMinusOne") continue;
-    EXPECT_NE(test.value("message", "").find("timed out"), std::string::npos) << test.dump();
-  }
+  EXPECT_NE(message_of(report, "Saxpy.OneWarpMinusOne").find("timed out"), std::string::npos) << report["tests"].dump();
 }
 
 TEST_F(BatchCli, SkipsUnchangedRegradesChangedAndForcedOnes) {

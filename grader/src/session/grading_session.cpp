@@ -269,10 +269,10 @@ GradeInProgress begin_grade(const CoursePaths& paths, const RunRequest& request)
 
 GradeResult finish_grade(GradeInProgress&& grade) {
   if (!grade.parts_) throw std::logic_error("finish_grade: a grade that was never begun, or finished already");
+  grade.run_deferred_tests(1);  // any a batch left: by itself, so with the lab's time-out
   const std::unique_ptr<GradeInProgress::Parts> parts = std::move(grade.parts_);  // the work directory goes with it
   if (parts->ended) return *parts->ended;
   SessionState& session = parts->session;
-  if (!session.shared_run.deferred.empty()) static_cast<void>(run_timed(session, kDeferredTests));
   for (const NamedStage& stage : kAlonePart) {
     if (std::optional<Stop> stop = run_timed(session, stage)) return finish(session, *stop);
   }

@@ -202,7 +202,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     stages += fmt::format("{}{} {:.4g} ms", stages.empty() ? "; stages alone: " : ", ", stage.name, stage.ms.median);
   }
   const std::string figures = fmt::format(
-      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}{}){}{}", result.student_ms.median,
+      "student {:.4g} ms, {} {:.4g} ms (medians of {} interleaved rounds{}{}{}{}){}{}", result.student_ms.median,
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
       result.solution_ms.median, result.rounds,
       result.target_met ? "" : result.settled ? ", enough to settle the points" : ", precision target not reached",
@@ -210,9 +210,13 @@ void run_performance_case_in(const char* default_lab_config, const char* default
           ? fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1)
           : std::string(),
       result.call_overhead_ms > 0
-          ? fmt::format(", each less the {:.4g} ms round trip of an empty call to the reference's runner (to yours: {:.4g} ms)",
+          ? fmt::format(result.gated ? ", each less the {:.4g} ms of an empty gated window on the reference's runner (on yours: {:.4g} ms)"
+                                     : ", each less the {:.4g} ms round trip of an empty call to the reference's runner (to yours: {:.4g} ms)",
                         result.call_overhead_ms, result.student_call_overhead_ms)
           : std::string(),
+      result.ungated_because.empty()
+          ? std::string()
+          : "; each window timed from the request to the reply, since in gated windows " + result.ungated_because,
       stages,
       per_second(work.bytes) > 0
           ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth", event.achieved_gbs,

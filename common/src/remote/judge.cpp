@@ -426,7 +426,11 @@ bool Runner::receive(Reply& reply, int timeout_ms) {
   for (;;) {
     const int polled = ::poll(&ready, 1, timeout_ms);
     if (polled < 0 && errno == EINTR) continue;
-    if (polled == 0) fail("did not answer within " + std::to_string(timeout_ms / 1000) + " s (a hang?)");
+    if (polled == 0) {
+      fail("did not answer within " +
+           (timeout_ms >= 1000 ? std::to_string(timeout_ms / 1000) + " s" : std::to_string(timeout_ms) + " ms") +
+           " (a hang?)");
+    }
     break;
   }
   return accept(reply, ::recv(fd_, &reply, sizeof reply, MSG_TRUNC));
@@ -673,6 +677,7 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
   CUDALABS_CHECK(cudaDeviceSynchronize());
   JudgeState& state = judge();
   if (!judge_mode()) throw std::logic_error("runner protocol: not a judge process");
+  if (state.window.arming) return call_in_window(side, call);  // queued behind a gated window's gate
   Runner& runner = state.runner(side);
   for (const SharedSegment& segment : call.segments) runner.share_segment(segment);
   // A reference call that writes no memory of ours can only set the runner's own state (a
@@ -796,6 +801,7 @@ void replace_timed_runners() noexcept {
 
 void end_of_test() noexcept {
   JudgeState& state = judge();
+  state.gate_refused_in_test = false;
   state.last_call_outputs.clear();
   // A runner under a tool ends with its test, so the tool's report is that test's alone. When
   // labgrade asked for one runner across the tests (kToolRunnerSpansTestsVariable), it ends only

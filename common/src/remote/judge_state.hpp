@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "../procfs_broker.hpp"
+#include "cudalabs/device_buffer.hpp"
 #include "../cpu_partition.hpp"
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/shared_host_memory.hpp"
@@ -71,6 +73,9 @@ class Runner {
   // end. False when it has no log of its own.
   bool tool_log_grew() const noexcept;
   void mark_tool_log(bool at_start) noexcept;
+  // While it owes no reply (a gated window's clock runs on the GPU): whether it hung up, or sent
+  // something nobody asked for (gated_window.cpp).
+  bool hung_up() const noexcept;
 
  private:
   void send(const Request& request);
@@ -102,6 +107,17 @@ class Runner {
   ProcfsBroker broker_;  // names the threads of a confined runner (common/src/procfs_broker.hpp)
 };
 
+// A gated timing window under way (gated_window.cpp; protocol.hpp, arm_window).
+struct GatedWindowState {
+  bool arming = false;  // from begin_gated_window to end_gated_window_arming: calls go with kInWindow
+  bool armed = false;   // arm_window went to `side`'s runner
+  bool closed = false;  // and close_window
+  bool opened = false;  // the judge's stream opens the gate and waits for the done word
+  Side side = Side::student;
+  std::uint32_t number = 0;      // the gate's value for this window
+  std::string function;          // the window's last call, for messages
+};
+
 struct JudgeState {
   const char* lab_id = nullptr;
   Runner student;
@@ -119,6 +135,18 @@ struct JudgeState {
   double last_transact_host_ms = 0;  // request sent to reply read, by the host's clock
   std::size_t crashed_runner_peak_bytes = 0;  // take_crashed_runner_peak_bytes()
   bool trusted_runner_failed = false;         // take_trusted_runner_failed()
+  GatedWindowState window;
+  bool gate_refused_in_test = false;  // a window's arming failed in this test (end_of_test clears it)
+  std::uint32_t windows = 0;  // gated windows so far (each one's number)
+  // Per side, the gate word (offset 0) and the done word (kDoneWordOffset) of its windows, in an
+  // allocation of their own: the student's runner never holds the reference's.
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> gate_words[2];
+  cudaEvent_t window_passed = nullptr;  // recorded behind the wait for the done word
+  // A finished window whose runner has not yet said how its work ended (settle_gated_window).
+  bool settle_owed = false;
+  Side settle_side = Side::student;
+  std::string settle_function;
+  cudaStream_t unblocking = nullptr;     // writes a done word the runner did not
   Runner& runner(Side side);
 };
 

@@ -13,12 +13,15 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "cudalabs/remote/runner.hpp"
+#include "cudalabs/remote/stream_words.hpp"
 
 namespace cudalabs::remote {
 cudaError_t launch_null_kernel(cudaStream_t stream);  // null_kernel.cu
@@ -65,13 +68,51 @@ class Memory final : public RunnerMemory {
 
   cudaStream_t stream() override { return stream_; }
 
+  // A gated window (protocol.hpp, arm_window): its stream and the legacy default stream wait for
+  // the gate word to reach `window`; so does every work queued on them or on a blocking stream
+  // after it, and the pipeline streams once a call of the window is given them (streams()).
+  void arm(void* gate, std::uint32_t window) {
+    if (armed_) throw std::invalid_argument("a window is already armed");
+    gate_ = static_cast<std::uint32_t*>(gate);
+    window_ = window;
+    armed_ = true;
+    gated_.clear();
+    hold(stream_);
+    hold(cudaStreamLegacy);
+  }
+  // The done word written behind all the window's work on every stream it gated.
+  void close() {
+    if (!armed_) throw std::invalid_argument("no window is armed");
+    armed_ = false;
+    std::size_t joined = 0;
+    for (cudaStream_t s : gated_) {
+      if (s == stream_) continue;
+      if (joins_.size() <= joined) {
+        cudaEvent_t event = nullptr;
+        check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "creating an event");
+        joins_.push_back(event);
+      }
+      check(cudaEventRecord(joins_[joined], s), "joining a stream to the window's end");
+      check(cudaStreamWaitEvent(stream_, joins_[joined], 0), "joining a stream to the window's end");
+      ++joined;
+    }
+    check(write_word(stream_, reinterpret_cast<unsigned char*>(gate_) + kDoneWordOffset, window_),
+          "ending a window");
+  }
+  bool armed() const { return armed_; }
+
   // Whether work is still queued or running on any stream a call was given.
   bool busy() const {
     bool any = cudaStreamQuery(stream_) == cudaErrorNotReady;
     for (cudaStream_t s : streams_) any = any || cudaStreamQuery(s) == cudaErrorNotReady;
     return any;
   }
-  const cudaStream_t* streams() override { return streams_; }
+  const cudaStream_t* streams() override {
+    if (armed_ && std::find(gated_.begin(), gated_.end(), streams_[0]) == gated_.end()) {
+      for (cudaStream_t s : streams_) hold(s);
+    }
+    return streams_;
+  }
 
   void map_segment(std::uint32_t id, std::size_t bytes, int shm_id) {
     void* base = ::shmat(shm_id, nullptr, 0);
@@ -99,8 +140,18 @@ class Memory final : public RunnerMemory {
   }
 
  private:
+  void hold(cudaStream_t s) {
+    check(wait_for_word(s, gate_, window_), "holding a stream at the window's gate");
+    gated_.push_back(s);
+  }
+
   cudaStream_t stream_ = nullptr;
   cudaStream_t streams_[kRunnerStreams] = {};
+  std::uint32_t* gate_ = nullptr;
+  std::uint32_t window_ = 0;
+  bool armed_ = false;
+  std::vector<cudaStream_t> gated_;  // the armed window's streams, its own first
+  std::vector<cudaEvent_t> joins_;   // one per gated stream, made once
   std::map<std::uint64_t, void*> buffers_;
   std::map<std::uint32_t, Segment> segments_;
 };
@@ -189,7 +240,15 @@ int main(int argc, char** argv) {
             reply(&request, ReplyStatus::unknown_function);
             break;
           }
+          if (((request.flags & kInWindow) != 0) != memory->armed()) {
+            reply(&request, ReplyStatus::bad_request, 0, "a call in a window that is not armed, or out of one that is");
+            break;
+          }
           const std::uint64_t value = invoke(request, *memory);
+          if ((request.flags & kInWindow) != 0) {  // held at the gate: nothing to wait for yet
+            reply(&request, ReplyStatus::ok, value);
+            break;
+          }
           const std::uint32_t flags = memory->busy() ? kReturnedWhileBusy : 0;
           if ((request.flags & kReplyOnReturn) != 0) {  // the window's last call waits for this one's work
             reply(&request, ReplyStatus::ok, value, "", flags);
@@ -213,7 +272,28 @@ int main(int argc, char** argv) {
           memory->map_segment(request.segment, request.segment_bytes, static_cast<int>(request.arguments[0].value));
           reply(&request, ReplyStatus::ok);
           break;
+        case MessageKind::arm_window:
+          memory->arm(memory->resolve(request.arguments[0]), request.window);
+          reply(&request, ReplyStatus::ok);
+          break;
+        case MessageKind::close_window:
+          memory->close();
+          reply(&request, ReplyStatus::ok);
+          break;
+        case MessageKind::settle: {
+          if (memory->armed()) throw std::invalid_argument("settle before the window was closed");
+          const std::string failed = wait_for_device();
+          reply(&request, failed.empty() ? ReplyStatus::ok : ReplyStatus::device_failure, 0, failed);
+          break;
+        }
         case MessageKind::ping: {
+          if ((request.flags & kInWindow) != 0) {  // a gated window's empty call
+            if (!memory->armed()) throw std::invalid_argument("a ping in a window that is not armed");
+            const bool launched = launch_null_kernel(memory->stream()) == cudaSuccess;
+            reply(&request, launched ? ReplyStatus::ok : ReplyStatus::device_failure, 0,
+                  launched ? "" : "launching an empty kernel");
+            break;
+          }
           std::string failed = wait_for_device();
           if (failed.empty() && launch_null_kernel(memory->stream()) != cudaSuccess) failed = "launching an empty kernel";
           if (failed.empty()) failed = wait_for_device();

@@ -258,15 +258,29 @@ class Sampler {
   SampleTrace* trace = nullptr;  // where pings and samples are also written, if anywhere
 
   // Every replica once, so none is first seen by a runner (its buffers mapped) in a timed window.
-  void warm(const Launch& launch, std::uint64_t seed) {
+  // True when its calls went to a runner (in a judge): only those can be timed in gated windows.
+  bool warm(const Launch& launch, std::uint64_t seed) {
+    bool through_runner = false;
     for (int r = 0; r < calls_; ++r) {
       use(r);
       if (prepare_) prepare_(replica_seed(seed, r), stream_);
       const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
       launch_checked(launch, fan_, stream_);
-      if (judge_ && remote::calls_made() != calls_before) prewindow_.learn(r);  // what its calls write
+      if (judge_ && remote::calls_made() != calls_before) {
+        prewindow_.learn(r);  // what its calls write
+        through_runner = true;
+      }
     }
+    return through_runner;
   }
+
+  // Which sides' windows are gated (remote::begin_gated_window): a side whose calls go to a
+  // runner, when the measurement is gated at all. Set after the warm-up, before finish_warmup.
+  void gate(bool student, bool solution) {
+    gate_student_ = student;
+    gate_solution_ = solution;
+  }
+  bool gated() const { return gate_student_ || gate_solution_; }
 
   // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
   // launches), is done before the first sample, so no sample waits for it. A judge then measures
@@ -297,9 +311,25 @@ class Sampler {
   // after the check (~2 L2 sizes read, tens of microseconds) so that every window still starts
   // from an L2 holding none of the memory the check read: the honest figures stay as they were.
   // `students`: the window times the student's calls (cpu_wait.hpp: only its length earns a share).
+  //
+  // A gated window (remote::begin_gated_window) makes its calls first, before the prepare: each is
+  // queued by its runner behind the gate, which the judge's stream opens right behind the start
+  // event; the stop event follows the runner's done word. Nothing of the host path is timed then.
   double sample_ms(const Launch& launch, std::uint64_t seed, const std::function<void()>& before_launch = {},
                    OutputSeal* seal = nullptr, double* busy_before = nullptr, bool students = false) {
+    const bool gated = judge_ && (students ? gate_student_ : gate_solution_);
+    const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
     prewindow_.begin_sample();
+    GatedWindowGuard window_guard;
+    if (gated) {
+      if (seal) seal->clear();
+      remote::begin_gated_window();
+      window_guard.armed = true;
+      launch_window(launch, seal);
+      if (!remote::end_gated_window_arming()) {
+        throw std::logic_error("a gated window whose launch made no call to a runner");
+      }
+    }
     for (int r = 0; r < calls_; ++r) {
       use(r);
       if (prepare_) prepare_(replica_seed(seed, r), stream_);
@@ -313,23 +343,21 @@ class Sampler {
       if (busy_before) *busy_before = busy;
       last_before_check_ms_ = busy;
     }
-    const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
-    if (seal) seal->clear();
+    if (seal && !gated) seal->clear();
     const remote::RunQueueWaits waited_before = judge_ ? remote::timed_threads_run_queue_waits() : remote::RunQueueWaits{};
     timer_.start(stream_);
-    for (int r = 0; r < calls_; ++r) {
-      use(r);
-      const std::uint64_t calls_before_this = judge_ ? remote::calls_made() : 0;
-      {
-        const remote::ReplyOnReturn early(pipelined_ && r + 1 < calls_);  // Workload::pipelined_calls
-        launch_checked(launch, fan_, stream_);
-      }
-      if (seal && judge_) seal->collect();
-      if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
+    if (gated) {
+      remote::open_gated_window(stream_);
+    } else {
+      launch_window(launch, seal);
     }
     timer_.stop(stream_);
+    if (gated) {
+      remote::finish_gated_window();  // bounded; a fault of the calls' work throws as a call's would
+      window_guard.armed = false;
+    }
     // Read now, before whatever the checks after the window call.
-    last_window_host_ms_ = judge_ ? remote::last_call_host_ms() : 0;
+    last_window_host_ms_ = judge_ && !gated ? remote::last_call_host_ms() : 0;
     if (seal && judge_) seal->take(stream_);
     const double ms = timer_.elapsed_ms();  // waits for the stop event
     last_raw_ms_ = ms;
@@ -349,8 +377,14 @@ class Sampler {
   // prepare and the window, else the failure, naming `whose` call it was.
   std::string prewindow_verdict(const std::string& whose) { return prewindow_.verdict(stream_, calls_, whose); }
 
+  // In a judge after a gated window, the check comes before the runner settles (waits for the rest
+  // of its work): what it left running outside the window's streams is seen here.
   double outstanding_ms() {
-    if (judge_) return last_after_check_ms_ = idle_probe_ms(stream_, &round_wait_);
+    if (judge_) {
+      last_after_check_ms_ = idle_probe_ms(stream_, &round_wait_);
+      remote::settle_gated_window();
+      return last_after_check_ms_;
+    }
     const Clock::time_point before = Clock::now();
     CUDALABS_CHECK(cudaDeviceSynchronize());
     return last_after_check_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - before).count();
@@ -369,6 +403,28 @@ class Sampler {
     if (use_replica_) use_replica_(replica);
   }
 
+  // The window's calls, one per replica: timed as they are made, or queued behind a gate.
+  void launch_window(const Launch& launch, OutputSeal* seal) {
+    for (int r = 0; r < calls_; ++r) {
+      use(r);
+      const std::uint64_t calls_before_this = judge_ ? remote::calls_made() : 0;
+      {
+        const remote::ReplyOnReturn early(pipelined_ && r + 1 < calls_);  // Workload::pipelined_calls
+        launch_checked(launch, fan_, stream_);
+      }
+      if (seal && judge_) seal->collect();
+      if (judge_ && remote::calls_made() != calls_before_this) prewindow_.learn(r);
+    }
+  }
+
+  // A window armed but not finished (an exception between) is given up, its runner ended.
+  struct GatedWindowGuard {
+    bool armed = false;
+    ~GatedWindowGuard() {
+      if (armed) remote::abandon_gated_window();
+    }
+  };
+
   const Prepare& prepare_;
   cudaStream_t stream_;
   StreamFan fan_;
@@ -386,7 +442,7 @@ class Sampler {
     std::vector<double> disturbed_pings;
     for (int attempt = 0; attempt < 3 * kOverheadPings && static_cast<int>(pings.size()) < kOverheadPings; ++attempt) {
       const remote::RunQueueWaits waited_before = remote::timed_threads_run_queue_waits();
-      const double ms = remote::ping_ms(side, stream_);
+      const double ms = gated() ? remote::gated_ping_ms(side, stream_) : remote::ping_ms(side, stream_);
       const WindowCpuWait waited = cpu_wait_since(waited_before);
       (proves_outside_load(waited) ? disturbed_pings : pings).push_back(ms);
       if (trace_) {
@@ -400,6 +456,8 @@ class Sampler {
   }
 
   bool judge_ = false;
+  bool gate_student_ = false;
+  bool gate_solution_ = false;
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
@@ -582,24 +640,24 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
   return check_student_call(work, sums, seed, stream, 1);
 }
 
-PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream) {
-  validate(policy);
-  if (!work.student || !work.solution) {
-    throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
-  }
-  validate_replicas(work);
+namespace {
+
+PairedResult measure_once(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream, bool gated) {
   const Clock::time_point started = Clock::now();
   const remote::TimingPin pinned;  // in a judge: the judge and its runners on cores of their own
   Sampler sampler(work.prepare, stream, work.side_streams, work.calls_per_sample, work.use_replica,
                   work.pipelined_calls);
   SampleTrace trace;
   sampler.trace = &trace;
-  trace.note("warm-up");
+  trace.note(gated ? "warm-up (gated windows)" : "warm-up");
+  bool student_through_runner = false;
+  bool solution_through_runner = false;
   for (int i = 0; i < policy.warmup; ++i) {
     const std::uint64_t seed = round_seed(work.seed ^ kWarmupDomain, static_cast<std::uint64_t>(i));
-    sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);
-    sampler.warm(work.solution, seed);
+    student_through_runner |= sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);
+    solution_through_runner |= sampler.warm(work.solution, seed);
   }
+  sampler.gate(gated && student_through_runner, gated && solution_through_runner);
   sampler.finish_warmup();
 
   std::vector<double> student;
@@ -611,6 +669,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   ratio.reserve(capacity);
 
   PairedResult result;
+  result.gated = sampler.gated();
   result.call_overhead_ms = sampler.overhead_ms();
   result.student_call_overhead_ms = sampler.student_overhead_ms();
   char heading[160];
@@ -691,7 +750,32 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
   result.student_ms = summarize(student, policy.confidence);
   result.solution_ms = summarize(solution, policy.confidence);
   result.seconds_spent = seconds_since(started);
+  if (gated) remote::settle_gated_window();  // a sample that ended before its checks left one owed
   return result;
+}
+
+}  // namespace
+
+PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy, cudaStream_t stream) {
+  validate(policy);
+  if (!work.student || !work.solution) {
+    throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
+  }
+  validate_replicas(work);
+  if (!remote::gated_windows()) return measure_once(work, policy, stream, false);
+  const Clock::time_point started = Clock::now();
+  std::string why;
+  try {
+    PairedResult gated = measure_once(work, policy, stream, true);
+    if (gated.integrity_failure.empty()) return gated;
+    why = gated.integrity_failure;
+  } catch (const remote::GateRefused& refused) {
+    why = std::string("a call could not be held at the window's gate: ") + refused.what();
+  }
+  PairedResult ungated = measure_once(work, policy, stream, false);
+  ungated.ungated_because = why;
+  ungated.seconds_spent = seconds_since(started);
+  return ungated;
 }
 
 SampleSummary measure_single(const Launch& launch, const Prepare& prepare, const SamplingPolicy& policy,

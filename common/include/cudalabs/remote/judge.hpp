@@ -171,6 +171,49 @@ class TimingPin {
   bool pinned_ = false;
 };
 
+// Gated timing windows (protocol.hpp, arm_window; gated_window.cpp). A window timed from the
+// judge's request to the runner's reply carries the runner's host path (the request's transit,
+// its launches, the reply's), which differs by tens of microseconds from one runner process to
+// another and stays with it: the bias of a runner pair. A gated window is armed before the
+// sample's inputs are prepared: its calls are made at once, each queued by the runner behind a
+// word of the judge's (the gate), and the runner queues the write of a done word behind them. The
+// judge then prepares the inputs, and on its timed stream records its start event, opens the gate,
+// waits for the done word and records its stop event: the clock holds the GPU's switches to the
+// runner's context and back and the calls' work, no host path (bench/probes/gated_window_probe.cu).
+//
+//   begin_gated_window();   the window's calls (to one side) ...   end_gated_window_arming();
+//   ... the sample's preparation ...
+//   start event; open_gated_window(stream); stop event; finish_gated_window(); read the events;
+//   the device-idle check; settle_gated_window().
+//
+// Anything that goes wrong while arming (a call that does not return while its work is held
+// back, because it waits for the GPU itself; a runner that fails) ends that runner and throws
+// GateRefused: the engine then measures without the gate, as every call was timed before.
+class GateRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Whether this judge times through gated windows (CUDALABS_GATED_WINDOWS=0 turns them off; after
+// a refusal, not for the rest of that test).
+bool gated_windows() noexcept;
+void begin_gated_window();
+// False when no call went to a runner while arming (nothing was gated: the caller's launch was
+// the judge's own work).
+bool end_gated_window_arming();
+void open_gated_window(cudaStream_t stream);
+// Waits until the runner wrote the done word (bounded: a runner that ends or hangs meanwhile fails
+// as a call would). The runner's work may still run on streams the gate did not hold (its own):
+// the device-idle check after the window comes before settle_gated_window, so it sees that work.
+void finish_gated_window();
+// Waits until the last finished window's runner has no work left, and reports a fault of that work
+// as a call would. Nothing when none is owed (begin_gated_window settles one left over).
+void settle_gated_window();
+// Whatever window is under way is given up: its runner is ended, the judge's stream let go.
+void abandon_gated_window() noexcept;
+// A gated window of one empty kernel on `side`'s runner: the window's own cost, subtracted from
+// every gated window as ping_ms is from every other.
+double gated_ping_ms(Side side, cudaStream_t stream);
+
 // The student's and the reference's runners are ended; the next call starts new ones. A timed
 // case measured again gets a new pair: each pair of processes carries a bias of its own (the same
 // solution measured 0.94-1.13x of itself on the H100, fixed for a pair, not seen in the round
@@ -225,6 +268,8 @@ void add_argument(CallBuilder& call, T value) {
 // broke it throws: the test fails with a machine fault, not the student's).
 void before_call_in_judge();
 void after_call_in_judge(const char* function);
+// A call made while a gated window is arming (finish_call sends it there).
+std::uint64_t call_in_window(Side side, CallBuilder& call);
 // Whether the last Side::reference call went to the reference's runner and wrote no memory of the
 // judge's: it can only have set that runner's own state (a filter in __constant__ memory), so the
 // thunk makes the same call in the judge, whose solution computes the expected outputs (then false).

@@ -26,7 +26,16 @@ enum class MessageKind : std::uint32_t {
   forget = 2,            // close every buffer and segment opened so far (end of a test); reply health
   map_host_segment = 3,  // attach System V segment arguments[0].value, register it as `segment`
   ping = 4,              // reply at once after waiting for the device: the round trip with no work
+  // A gated timing window (the judge's clock runs on the GPU alone, no host path in it):
+  arm_window = 5,    // queue a wait for `window` on the gate word (arguments[0], a device word of the
+                     // judge's) on every stream the window's calls may use, before any of them
+  close_window = 6,  // queue the write of `window` to the done word (the gate's + kDoneWordOffset)
+                     // behind all the window's work; reply at once
+  settle = 7,        // wait for the device, reply its health (after a gated window's stop)
 };
+
+// Where a gated window's done word lies from its gate word (bytes: another cache line).
+inline constexpr std::uint64_t kDoneWordOffset = 256;
 
 enum class ArgumentKind : std::uint32_t {
   value = 1,         // `value` holds the argument's bytes (integers, floats, enums)
@@ -59,7 +68,8 @@ struct Request {
   // calls are timed (a sleeping runner's wake-up would be timed), short otherwise (batch grades
   // share the machine's cores).
   std::uint32_t spin_ms = 0;
-  std::uint32_t flags = 0;  // kReplyOnReturn
+  std::uint32_t flags = 0;  // kReplyOnReturn, kInWindow
+  std::uint32_t window = 0;  // arm_window, close_window: the window's number (its gate's value)
   Argument arguments[kMaxArguments];
 };
 
@@ -71,6 +81,13 @@ struct Request {
 // early to any call, gains nothing it could not take without it: the output seals and the
 // device-idle checks judge what still ran after the window.
 inline constexpr std::uint32_t kReplyOnReturn = 1;
+// A call (or ping) of a gated window being armed: the runner queues it behind the window's gate
+// (gating any stream it uses that is not gated yet) and replies as soon as the function has
+// returned, never waiting for the device: the work cannot start before the judge opens the gate,
+// which it does only after preparing the sample's inputs and starting its clock. A runner that
+// lets work past the gate gains nothing: its inputs are not there yet, the outputs are checksummed
+// right before the window, and the judge's device-idle checks see what runs outside it.
+inline constexpr std::uint32_t kInWindow = 2;
 
 enum class ReplyStatus : std::uint32_t {
   ok = 1,                // `value` is the function's return value

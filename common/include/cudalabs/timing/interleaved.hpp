@@ -159,6 +159,11 @@ struct PairedResult {
   // The same round trip to the student's runner: reported, never subtracted (that runner is
   // untrusted and could slow its pings to have more taken off its samples).
   double student_call_overhead_ms = 0;
+  // In a judge: whether the windows were gated (remote::begin_gated_window: the clock on the GPU
+  // alone, no runner's host path in it), and, when a gated measurement was given up for one
+  // timed as every call was before (the request to the reply), why.
+  bool gated = false;
+  std::string ungated_because;
 };
 
 // The seed of round `index` (index >= 0) under `base`: SplitMix64's finalizer of base and index,
@@ -172,7 +177,10 @@ std::string qualifying_call(const Workload& work, std::uint64_t seed, cudaStream
 
 // Measures student against solution as above until should_stop(ratio summary) says so, or an
 // integrity failure is found (PairedResult::integrity_failure; the figures so far are returned
-// but must not be scored).
+// but must not be scored). In a judge the windows are gated (remote::gated_windows()); a gated
+// measurement that ends in an integrity failure, or whose arming a call refused (it waits for the
+// GPU inside the call), is made again with every window timed from request to reply, and that one
+// is returned (PairedResult::ungated_because says why): no submission is judged on the gate alone.
 // Throws std::invalid_argument for an invalid policy or an empty student/solution; CudaError when a launch fails (cudaGetLastError after each launch) or the
 // timed work faults. Whatever a Launch, Prepare or Verify throws propagates.
 PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& policy,

@@ -263,8 +263,12 @@ class Sampler {
     bool through_runner = false;
     for (int r = 0; r < calls_; ++r) {
       use(r);
+      const std::uint64_t prepared_before = judge_ ? remote::calls_made() : 0;
       if (prepare_) prepare_(replica_seed(seed, r), stream_);
       const std::uint64_t calls_before = judge_ ? remote::calls_made() : 0;
+      // A preparation that calls a runner (lab 08 sets the sample's filter in both) must come
+      // before the timed calls on that runner: such windows cannot be armed ahead of it.
+      if (calls_before != prepared_before) prepare_calls_runners_ = true;
       launch_checked(launch, fan_, stream_);
       if (judge_ && remote::calls_made() != calls_before) {
         prewindow_.learn(r);  // what its calls write
@@ -281,6 +285,7 @@ class Sampler {
     gate_solution_ = solution;
   }
   bool gated() const { return gate_student_ || gate_solution_; }
+  bool prepare_calls_runners() const { return prepare_calls_runners_; }
 
   // Everything queued so far, on any stream (a test's fills on the legacy stream, warm-up
   // launches), is done before the first sample, so no sample waits for it. A judge then measures
@@ -458,6 +463,7 @@ class Sampler {
   bool judge_ = false;
   bool gate_student_ = false;
   bool gate_solution_ = false;
+  bool prepare_calls_runners_ = false;
   double overhead_ms_ = 0;
   double student_overhead_ms_ = 0;
   double last_raw_ms_ = 0;
@@ -657,6 +663,10 @@ PairedResult measure_once(const Workload& work, const SamplingPolicy& policy, cu
     student_through_runner |= sampler.warm([&](cudaStream_t s) { static_cast<void>(work.student(s)); }, seed);
     solution_through_runner |= sampler.warm(work.solution, seed);
   }
+  if (gated && sampler.prepare_calls_runners()) {
+    trace.note("not gated: the sample's preparation calls the runners, and must come before the timed calls");
+    gated = false;
+  }
   sampler.gate(gated && student_through_runner, gated && solution_through_runner);
   sampler.finish_warmup();
 
@@ -771,6 +781,10 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     why = gated.integrity_failure;
   } catch (const remote::GateRefused& refused) {
     why = std::string("a call could not be held at the window's gate: ") + refused.what();
+  }
+  {
+    SampleTrace trace;
+    trace.note(("gated windows given up: " + why).c_str());
   }
   PairedResult ungated = measure_once(work, policy, stream, false);
   ungated.ungated_because = why;

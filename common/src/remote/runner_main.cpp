@@ -223,6 +223,11 @@ int main(int argc, char** argv) {
     static_cast<void>(cudaSetDeviceFlags(cudaDeviceScheduleSpin));
     Memory::check(cudaFree(nullptr), "initialising CUDA");
     memory = new Memory();
+    // The empty kernel of pings loaded now: with lazy loading its first launch loads its module,
+    // which waits for the context's work, and inside a gated window that work waits for the gate
+    // (seen on the H100: a fresh runner's first gated ping never answered).
+    Memory::check(launch_null_kernel(memory->stream()), "loading the empty kernel");
+    Memory::check(cudaStreamSynchronize(memory->stream()), "loading the empty kernel");
   } catch (const std::exception& error) {
     reply(nullptr, ReplyStatus::device_failure, 0, error.what());
     return 1;

@@ -705,7 +705,8 @@ std::uint64_t finish_call(Side side, CallBuilder& call) {
 
 }  // namespace detail
 
-// The clock brackets each call's host path (request, launch, reply): while timed cases run (alone
+// An ungated window's clock brackets each call's host path (request, launch, reply; a gated
+// window's holds none, gated_window.cpp, but a measurement may fall back): while timed cases run (alone
 // on the GPU), the judge and the two timed runners each get a core of their own (the physical
 // core: no hardware thread of it shared), when there are enough; otherwise where a runner lands
 // tilts the ratio one way or the other (seen on the H100 machine: the same solution at 1.00-1.07

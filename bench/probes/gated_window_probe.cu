@@ -49,13 +49,6 @@ struct Message {
   float own_ms = 0;
 };
 
-void window(float* const* buffers, cudaStream_t stream) {
-  const unsigned blocks = static_cast<unsigned>((kElements + 255) / 256);
-  for (int k = 0; k < kSets; ++k) {
-    add<<<blocks, 256, 0, stream>>>(buffers[3 * k], buffers[3 * k + 1], buffers[3 * k + 2], kElements);
-  }
-}
-
 // argv: "child", socket fd, child index, the flags' handle, 24 buffer handles (hex).
 int child(char** argv) {
   check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");

@@ -115,14 +115,6 @@ struct HostPath {
 
 __global__ void empty_kernel() {}
 
-// Eight calls, call k on set k, queued on `stream`.
-void window(float* const* buffers, cudaStream_t stream) {
-  const unsigned blocks = static_cast<unsigned>((kElements + 255) / 256);
-  for (int k = 0; k < kSets; ++k) {
-    add<<<blocks, 256, 0, stream>>>(buffers[3 * k], buffers[3 * k + 1], buffers[3 * k + 2], kElements);
-  }
-}
-
 // argv: "child", socket fd, 24 legacy handles (hex), 24 descriptors, 24 parent addresses (hex).
 int child(char** argv) {
   check(cudaSetDeviceFlags(cudaDeviceScheduleSpin), "flags");

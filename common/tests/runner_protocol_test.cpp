@@ -10,6 +10,7 @@
 
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/remote/runner.hpp"
+#include "cudalabs/remote/stream_words.hpp"
 
 namespace {
 
@@ -120,6 +121,31 @@ TEST(RunnerProtocol, HostMemoryARunnerCannotSeeIsASuiteBug) {
 TEST(RunnerProtocol, OutsideAJudgeNoCallIsSent) {
   detail::CallBuilder call = detail::begin_call("scaled");
   EXPECT_THROW(detail::finish_call(Side::student, call), std::exception);
+}
+
+// A gated window's steps out of order are the engine's bug, said at once (nothing is sent, no
+// runner is left holding its streams); with no window under way, giving one up or settling one is
+// nothing. Outside a judge nothing is gated.
+TEST(GatedWindow, StepsOutOfOrderAreRefusedAndNothingUnderWayIsNothing) {
+  EXPECT_FALSE(gated_windows());
+  EXPECT_THROW(static_cast<void>(end_gated_window_arming()), std::logic_error);
+  EXPECT_THROW(open_gated_window(nullptr), std::logic_error);
+  EXPECT_THROW(finish_gated_window(), std::logic_error);
+  EXPECT_NO_THROW(abandon_gated_window());
+  EXPECT_NO_THROW(settle_gated_window());
+}
+
+// The stream words are the driver's, found through the runtime: where there is no driver they
+// fail with an error, never a crash or a link failure (CI machines have no GPU).
+TEST(GatedWindow, StreamWordsFailCleanlyWithoutADriver) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
+    GTEST_SKIP() << "a CUDA device is present: the stream words work here (every gated grade uses them)";
+  }
+  static_cast<void>(cudaGetLastError());
+  std::uint32_t word = 0;
+  EXPECT_NE(wait_for_word(nullptr, &word, 1), cudaSuccess);
+  EXPECT_NE(write_word(nullptr, &word, 1), cudaSuccess);
 }
 
 }  // namespace

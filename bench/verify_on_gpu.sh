@@ -4,7 +4,7 @@
 # lab's solution graded one at a time, its grading time against bench/grade_time_bounds.py's bounds, and all back to back), cli (every-lab, fixtures, adversarial),
 # ctest (the whole suite with -j4, or the tests CTEST_FILTER matches), bench (each lab's benchmark), noise (lab 01's solution graded
 # NOISE_GRADES times, default 10: the spread of each timed case's ratio to the reference, which
-# must stay within +-1%).
+# must stay within +-1%; noise-ungated the same with gated timing windows off, for comparison).
 #
 #   bench/verify_on_gpu.sh [--arch 90] step...
 set -uo pipefail
@@ -52,21 +52,28 @@ for step in "$@"; do
       # about ten minutes under -j4 on the H100, LabFixture half of it.
       ctest --test-dir "$build" -j4 --output-on-failure ${CTEST_FILTER:+-R "$CTEST_FILTER"} >"$out/ctest.log" 2>&1 || status=1
       grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$out/ctest.log" | head -40 ;;
-    noise)
+    noise|noise-ungated)
+      # noise-ungated: the same with gated timing windows off (CUDALABS_GATED_WINDOWS=0), windows
+      # timed from each call's request to its reply as before the gate, for a side-by-side figure.
+      gated=1
+      [ "$step" = noise-ungated ] && gated=0
       for i in $(seq "${NOISE_GRADES:-10}"); do
-        "$build/labgrade" grade 01_vector_add --submission "$root/solutions/01_vector_add" --json "$out/noise_$i.json" \
-          >"$out/noise_$i.txt" 2>&1 || status=1
+        CUDALABS_GATED_WINDOWS=$gated "$build/labgrade" grade 01_vector_add --submission "$root/solutions/01_vector_add" \
+          --json "$out/${step}_$i.json" >"$out/${step}_$i.txt" 2>&1 || status=1
       done
-      python3 - "$out"/noise_*.json <<'PY'
+      python3 - "$step" "$out/${step}"_*.json <<'PY'
 import json, sys
-ratios = {}
-for path in sys.argv[1:]:
-    for test in json.load(open(path))["tests"]:
+ratios, seconds = {}, []
+for path in sys.argv[2:]:
+    report = json.load(open(path))
+    seconds.append(report["timing"]["total_seconds"])
+    for test in report["tests"]:
         figure = (test.get("performance") or {}).get("ratio", {}).get("median")
         if figure: ratios.setdefault(test["name"], []).append(figure)
 for name, values in sorted(ratios.items()):
-    print(f"{name}: {len(values)} grades, ratio {min(values):.3f}-{max(values):.3f}, "
-          f"spread {100 * (max(values) - min(values)) / 2:.1f}%")
+    print(f"{sys.argv[1]} {name}: {len(values)} grades, ratio {min(values):.4f}-{max(values):.4f}, "
+          f"spread +-{100 * (max(values) - min(values)) / 2:.2f}%")
+print(f"{sys.argv[1]}: grades {min(seconds):.2f}-{max(seconds):.2f} s")
 PY
       ;;
     bench)

@@ -8,12 +8,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>

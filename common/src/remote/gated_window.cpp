@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cudalabs/cuda_check.hpp"
 #include "cudalabs/remote/judge.hpp"
@@ -75,8 +76,7 @@ void write_done_ourselves(const GatedWindowState& window) noexcept {
 Reply ask(Runner& runner, Request& request, int timeout_ms) {
   const Reply reply = runner.transact(request, timeout_ms);
   if (reply.status != ReplyStatus::ok) {
-    throw RunnerFailure(std::string(request.function) + ": " +
-                        std::string(reply.message, strnlen(reply.message, sizeof reply.message)));
+    throw RunnerFailure(std::string(request.function) + ": " + printable(reply.message, sizeof reply.message));
   }
   return reply;
 }
@@ -98,6 +98,23 @@ Runner& arm(Side side) {
   ask(runner, gate.request, kArmingTimeoutMs);
   window.armed = true;
   return runner;
+}
+
+// One request of the window being armed (a call, or a gated ping's empty kernel), sent to `side`'s
+// runner after arming it; any failure ends that runner and the window (refuse).
+std::uint64_t send_in_window(Side side, Request& request, const std::vector<SharedSegment>& segments = {}) {
+  JudgeState& state = judge();
+  const bool trusted_failure_before = state.trusted_runner_failed;
+  try {
+    Runner& runner = arm(side);
+    for (const SharedSegment& segment : segments) runner.share_segment(segment);
+    request.flags = kInWindow;
+    const std::uint64_t value = ask(runner, request, kArmingTimeoutMs).value;
+    state.window.function = request.function;
+    return value;
+  } catch (const RunnerFailure& failure) {
+    refuse(failure.what(), trusted_failure_before);
+  }
 }
 
 }  // namespace
@@ -134,19 +151,9 @@ void begin_gated_window() {
 namespace detail {
 
 std::uint64_t call_in_window(Side side, CallBuilder& call) {
-  JudgeState& state = judge();
-  const bool trusted_failure_before = state.trusted_runner_failed;
-  try {
-    Runner& runner = arm(side);
-    for (const SharedSegment& segment : call.segments) runner.share_segment(segment);
-    call.request.flags = kInWindow;
-    const Reply reply = ask(runner, call.request, kArmingTimeoutMs);
-    state.window.function = call.request.function;
-    state.last_call_outputs = std::move(call.outputs);
-    return reply.value;
-  } catch (const RunnerFailure& failure) {
-    refuse(failure.what(), trusted_failure_before);
-  }
+  const std::uint64_t value = send_in_window(side, call.request, call.segments);
+  judge().last_call_outputs = std::move(call.outputs);
+  return value;
 }
 
 }  // namespace detail
@@ -229,7 +236,7 @@ void settle_gated_window() {
   const Reply reply = runner.transact(settle, kSettleTimeoutMs);
   if (reply.status == ReplyStatus::device_failure) {
     runner.fail("failed on the GPU during " + state.settle_function + ": " +
-                std::string(reply.message, strnlen(reply.message, sizeof reply.message)));
+                printable(reply.message, sizeof reply.message));
   }
   if (reply.status != ReplyStatus::ok) runner.fail("sent a reply the protocol does not have (the runner protocol was broken)");
 }
@@ -247,18 +254,10 @@ double gated_ping_ms(Side side, cudaStream_t stream) {
   timing::EventTimer timer;
   begin_gated_window();
   try {
-    JudgeState& state = judge();
-    const bool trusted_failure_before = state.trusted_runner_failed;
-    try {
-      Request ping;
-      ping.kind = MessageKind::ping;
-      ping.flags = kInWindow;
-      std::snprintf(ping.function, sizeof ping.function, "%s", "ping");
-      ask(arm(side), ping, kArmingTimeoutMs);
-      state.window.function = "ping";
-    } catch (const RunnerFailure& failure) {
-      refuse(failure.what(), trusted_failure_before);
-    }
+    Request ping;
+    ping.kind = MessageKind::ping;
+    std::snprintf(ping.function, sizeof ping.function, "%s", "ping");
+    send_in_window(side, ping);
     end_gated_window_arming();
     timer.start(stream);
     open_gated_window(stream);

@@ -54,15 +54,6 @@ bool confine_requested = false;
 
 const char* side_name(Side side) { return side == Side::student ? "your code" : "the reference solution"; }
 
-// Printable ASCII only, bounded: a runner's words go into a report.
-std::string printable(const char* text, std::size_t capacity) {
-  std::string out;
-  for (std::size_t i = 0; i < capacity && text[i] != '\0'; ++i) {
-    const char c = text[i];
-    out += (c >= 0x20 && c < 0x7F) ? c : '?';
-  }
-  return out;
-}
 
 std::string describe_wait_status(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -99,6 +90,15 @@ const DriverCalls& driver() {
 }
 
 }  // namespace
+
+std::string printable(const char* text, std::size_t capacity) {
+  std::string out;
+  for (std::size_t i = 0; i < capacity && text[i] != '\0'; ++i) {
+    const char c = text[i];
+    out += (c >= 0x20 && c < 0x7F) ? c : '?';
+  }
+  return out;
+}
 
 bool confine_runners() noexcept { return confine_requested; }
 

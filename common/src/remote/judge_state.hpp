@@ -23,6 +23,9 @@ namespace detail {
 void register_judge(const char* lab_id);
 }  // namespace detail
 
+// Printable ASCII only, bounded: a runner's words go into a report (judge.cpp).
+std::string printable(const char* text, std::size_t capacity);
+
 // Whether runners confine themselves (labgrade asked this judge to confine its test processes).
 bool confine_runners() noexcept;
 std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize or --profile set one

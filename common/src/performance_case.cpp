@@ -112,9 +112,19 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   int attempts = 0;
   bool measured = false;  // an attempt undisturbed by the machine's load is in `result`
   const bool judged_through_runners = remote::judge_mode();
+  // Through runners each attempt is a new pair of processes; the student keeps the best of the
+  // pairs, for their bias is the instrument's. Not once a measurement of the case left the gated
+  // windows (PairedResult::ungated_because): a window timed from request to reply carries each
+  // runner's own host path (+-1-2% a pair), and the student's code can choose that instrument (a
+  // call that waits for the GPU only while held at the gate), so the best of its pairs would pay
+  // for the choice. From then on the pairs are not shopped among: a longer measurement supersedes
+  // the last, as in process, and no new pair is sought for the bias alone.
+  bool left_the_gate = false;
   for (;;) {
     workload.seed = timing::case_seed(name, attempts);  // fresh inputs for every measurement
     const timing::PairedResult attempt = timing::measure_interleaved(workload, policy);
+    if (!attempt.ungated_because.empty()) left_the_gate = true;
+    const bool best_of_pairs = judged_through_runners && !left_the_gate;
     if (!attempt.integrity_failure.empty()) {
       // Figures of calls that did not do their work mean nothing: no measurement is reported,
       // so labgrade gives the case no points, with this message.
@@ -137,11 +147,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     const config::Verdict attempt_verdict = config::judge(
         *spec, config::figure_for(kind, timings_of(attempt.student_ms, attempt.ratio, work, peak_bandwidth_gbs)),
         device);
-    // In process a longer measurement supersedes a shorter one. Through runners each attempt is
-    // also a new pair of processes, whose bias is the instrument's, not the code's: the student
-    // keeps the best of the pairs (every one of them fully checked).
-    if (!measured || !judged_through_runners || attempt_plausibility.implausible ||
-        attempt_verdict.credit > verdict.credit) {
+    // A longer measurement supersedes a shorter one, unless the best of the pairs is kept (above;
+    // every one of them fully checked).
+    if (!measured || !best_of_pairs || attempt_plausibility.implausible || attempt_verdict.credit > verdict.credit) {
       result = attempt;
       plausibility = attempt_plausibility;
       verdict = attempt_verdict;
@@ -149,7 +157,7 @@ void run_performance_case_in(const char* default_lab_config, const char* default
     measured = true;
     if (plausibility.implausible || attempts >= settings.remeasure_attempts) break;
     const bool another_pair_could_differ =
-        judged_through_runners && config::could_earn_more_within(*spec, verdict, kRunnerPairBias, device);
+        best_of_pairs && config::could_earn_more_within(*spec, verdict, kRunnerPairBias, device);
     if (!verdict.too_close_to_call && !another_pair_could_differ) break;
     // Too close to call: a longer measurement narrows the interval around the true median.
     ++attempts;
@@ -206,9 +214,12 @@ void run_performance_case_in(const char* default_lab_config, const char* default
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
       result.solution_ms.median, result.rounds,
       result.target_met ? "" : result.settled ? ", enough to settle the points" : ", precision target not reached",
-      judged_through_runners && attempts > 0
-          ? fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1)
-          : std::string(),
+      !judged_through_runners || attempts == 0 ? std::string()
+      : left_the_gate
+          ? fmt::format("; {} measurements, each by a new pair of runner processes, the last one kept (not the best: "
+                        "this case left the gated windows)",
+                        attempts + 1)
+          : fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1),
       result.call_overhead_ms > 0
           ? fmt::format(result.gated ? ", each less the {:.4g} ms of an empty gated window on the reference's runner (on yours: {:.4g} ms)"
                                      : ", each less the {:.4g} ms round trip of an empty call to the reference's runner (to yours: {:.4g} ms)",

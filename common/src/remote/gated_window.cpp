@@ -69,7 +69,7 @@ void write_done_ourselves(const GatedWindowState& window) noexcept {
   state.window = GatedWindowState{};
   // A failure here is measured again without the gate, where it counts if it happens again.
   state.trusted_runner_failed = trusted_failure_before;
-  state.gate_refused_in_test = true;  // the test's other measurements go without the gate at once
+  state.gate_given_up_in_test = why;  // the test's other measurements go without the gate at once
   throw GateRefused(why);
 }
 
@@ -132,9 +132,11 @@ bool gated_windows() noexcept {
   }();
   // Not under a tool (--sanitize, --profile): a profiler that runs each kernel as it is launched
   // would wait at the gate, and nothing such a run times is scored.
-  return judge_mode() && !off && !judge().gate_refused_in_test && runner_launcher(Side::student).empty() &&
+  return judge_mode() && !off && judge().gate_given_up_in_test.empty() && runner_launcher(Side::student).empty() &&
          runner_launcher(Side::reference).empty();
 }
+
+std::string gate_given_up_in_test() { return judge_mode() ? judge().gate_given_up_in_test : std::string(); }
 
 void begin_gated_window() {
   JudgeState& state = judge();

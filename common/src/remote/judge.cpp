@@ -802,7 +802,7 @@ void replace_timed_runners() noexcept {
 
 void end_of_test() noexcept {
   JudgeState& state = judge();
-  state.gate_refused_in_test = false;
+  state.gate_given_up_in_test.clear();
   state.last_call_outputs.clear();
   // A runner under a tool ends with its test, so the tool's report is that test's alone. When
   // labgrade asked for one runner across the tests (kToolRunnerSpansTestsVariable), it ends only

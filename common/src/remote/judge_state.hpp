@@ -139,7 +139,9 @@ struct JudgeState {
   std::size_t crashed_runner_peak_bytes = 0;  // take_crashed_runner_peak_bytes()
   bool trusted_runner_failed = false;         // take_trusted_runner_failed()
   GatedWindowState window;
-  bool gate_refused_in_test = false;  // a window's arming failed in this test (end_of_test clears it)
+  // Why a gated window was refused in this test, the rest of whose measurements go without the
+  // gate ("" when none was; end_of_test clears it).
+  std::string gate_given_up_in_test;
   std::uint32_t windows = 0;  // gated windows so far (each one's number)
   // Per side, the gate word (offset 0) and the done word (kDoneWordOffset) of its windows, in an
   // allocation of their own: the student's runner never holds the reference's.

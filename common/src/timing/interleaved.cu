@@ -772,7 +772,17 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     throw std::invalid_argument("measure_interleaved: Workload needs both a student and a solution launch");
   }
   validate_replicas(work);
-  if (!remote::gated_windows()) return measure_once(work, policy, stream, false);
+  const auto refused_because = [](const std::string& what) {
+    return "a call could not be held at the window's gate: " + what;
+  };
+  if (!remote::gated_windows()) {
+    PairedResult ungated = measure_once(work, policy, stream, false);
+    // A refusal earlier in this test left the gate for all of it: this measurement says so too.
+    if (const std::string earlier = remote::gate_given_up_in_test(); !earlier.empty()) {
+      ungated.ungated_because = refused_because(earlier);
+    }
+    return ungated;
+  }
   const Clock::time_point started = Clock::now();
   std::string why;
   try {
@@ -780,7 +790,7 @@ PairedResult measure_interleaved(const Workload& work, const SamplingPolicy& pol
     if (gated.integrity_failure.empty()) return gated;
     why = gated.integrity_failure;
   } catch (const remote::GateRefused& refused) {
-    why = std::string("a call could not be held at the window's gate: ") + refused.what();
+    why = refused_because(refused.what());
   }
   {
     SampleTrace trace;

@@ -13,7 +13,8 @@
 //   {"why": "one thread per output, no tiling: correct but slow",
 //    "points_min": 80, "points_max": 92,                  // inclusive bounds on points_earned
 //    "passed": ["Matmul.Square64"], "failed": ["Performance.matmul_4096"],   // optional
-//    "messages": {"Performance.matmul_4096": "text the test's message must contain"}}  // optional
+//    "messages": {"Performance.matmul_4096": "text the test's message must contain"},  // optional
+//    "messages_without": {"Performance.matmul_4096": "text it must not contain"}}         // optional
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -221,6 +222,12 @@ TEST_P(LabFixture, LandsWhereItsExpectedGradeSays) {
   for (const auto& item : messages.items()) {
     EXPECT_CONTAINS(test_named(run.report, item.key())["message"].get<std::string>(), item.value().get<std::string>())
         << item.key();
+  }
+  const nlohmann::json absent = expected.value("messages_without", nlohmann::json::object());
+  for (const auto& item : absent.items()) {
+    const std::string message = test_named(run.report, item.key())["message"].get<std::string>();
+    EXPECT_EQ(message.find(item.value().get<std::string>()), std::string::npos)
+        << item.key() << ": the message must not say \"" << item.value().get<std::string>() << "\":\n" << message;
   }
 }
 

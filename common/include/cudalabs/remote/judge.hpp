@@ -196,6 +196,9 @@ class GateRefused : public std::runtime_error {
 // Whether this judge times through gated windows (CUDALABS_GATED_WINDOWS=0 turns them off; after
 // a refusal, not for the rest of that test).
 bool gated_windows() noexcept;
+// Why a refusal gave gated windows up for the rest of this test ("" when none did): the reason
+// each later measurement of the test carries (timing::PairedResult::ungated_because).
+std::string gate_given_up_in_test();
 void begin_gated_window();
 // False when no call went to a runner while arming (nothing was gated: the caller's launch was
 // the judge's own work).

@@ -182,6 +182,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.points_settled = result.settled;
   event.rounds = result.rounds;
   event.remeasured = attempts;
+  event.kept_best = judged_through_runners && !left_the_gate && attempts > 0;
+  event.gated = result.gated;
+  event.ungated_because = result.ungated_because;
   event.seconds = result.seconds_spent;
   event.bytes = work.bytes;
   event.flops = work.flops;

@@ -140,6 +140,9 @@ void to_json(nlohmann::json& json, const Measurement& event) {
           {"points_settled", event.points_settled},
           {"rounds", event.rounds},
           {"remeasured", event.remeasured},
+          {"kept_best", event.kept_best},
+          {"gated", event.gated},
+          {"ungated_because", event.ungated_because},
           {"seconds", event.seconds},
           {"bytes", event.bytes},
           {"flops", event.flops},
@@ -181,6 +184,9 @@ void from_json(const nlohmann::json& json, Measurement& event) {
   event.points_settled = json.value("points_settled", false);
   event.rounds = json.at("rounds").get<int>();
   event.remeasured = json.at("remeasured").get<int>();
+  event.kept_best = json.value("kept_best", false);
+  event.gated = json.value("gated", false);
+  event.ungated_because = json.value("ungated_because", "");
   event.seconds = json.at("seconds").get<double>();
   event.bytes = json.at("bytes").get<double>();
   event.flops = json.at("flops").get<double>();

@@ -38,6 +38,9 @@ std::optional<PerformanceMeasurement> parse_measurement(const nlohmann::json& ev
   m.points_settled = read.points_settled;
   m.rounds = read.rounds;
   m.remeasured = read.remeasured;
+  m.kept_best = read.kept_best;
+  m.gated = read.gated;
+  m.ungated_because = read.ungated_because;
   m.seconds = read.seconds;
   m.bytes = read.bytes;
   m.flops = read.flops;
@@ -73,6 +76,9 @@ nlohmann::json to_json(const PerformanceResult& result) {
           {"points_settled", m.points_settled},
           {"rounds", m.rounds},
           {"remeasured", m.remeasured},
+          {"kept_best", m.kept_best},
+          {"gated_windows", m.gated},
+          {"ungated_because", m.ungated_because},
           {"measure_seconds", m.seconds},
           {"bytes", m.bytes},
           {"flops", m.flops},
@@ -126,12 +132,17 @@ std::string describe(const PerformanceResult& result) {
                                  m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
                                  m.rounds,
                                  precision_note(m, "points"),
-                                 m.remeasured ? fmt::format(", measured {} more times", m.remeasured) : "");
+                                 m.remeasured ? fmt::format(", measured {} more times, the {} kept",
+                                                            m.remeasured, m.kept_best ? "best" : "last")
+                                              : "");
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
     line += fmt::format("; {:.0f} GB/s = {:.1f}% of the device's {:.0f} GB/s copy bandwidth", m.achieved_gbs,
                         100 * m.achieved_gbs / m.peak_bandwidth_gbs, m.peak_bandwidth_gbs);
   }
   if (m.flops > 0) line += fmt::format("; {:.1f} GFLOP/s", m.achieved_gflops);
+  if (!m.ungated_because.empty()) {
+    line += "; each window timed from the request to the reply, since in gated windows " + m.ungated_because;
+  }
   if (!m.stages.empty()) {
     line += "; stages alone:";
     for (const cudalabs::events::StageTime& stage : m.stages) {

@@ -25,6 +25,9 @@ struct PerformanceMeasurement {
   bool points_settled = false;  // sampling stopped once the points were the same anywhere in the intervals
   int rounds = 0;
   int remeasured = 0;       // extra measurements because the result was too close to call
+  bool kept_best = false;   // of those, the best was kept (else the last)
+  bool gated = false;       // timed in gated windows (no runner's host path in the clock)
+  std::string ungated_because;  // why a gated measurement was given up ("" when it was not)
   double seconds = 0;       // wall time spent measuring
   double bytes = 0;
   double flops = 0;

@@ -129,6 +129,13 @@ struct Measurement {
   bool points_settled = false;  // sampling stopped once the points were the same anywhere in the intervals
   int rounds = 0;
   int remeasured = 0;  // extra measurements because the result was too close to call
+  // Of several measurements by pairs of runner processes, whether the best was kept (else the
+  // last: a longer measurement supersedes a shorter one).
+  bool kept_best = false;
+  // In a judge: whether the windows were gated (cudalabs/remote/judge.hpp), and when a gated
+  // measurement was given up for windows timed from request to reply, why ("" otherwise).
+  bool gated = false;
+  std::string ungated_because;
   double seconds = 0;  // wall time spent measuring
   double bytes = 0;    // declared by the suite
   double flops = 0;    // declared by the suite

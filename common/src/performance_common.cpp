@@ -1,6 +1,5 @@
 #include "performance_common.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -43,17 +42,13 @@ SlowestStage measure_stages(const std::vector<PipelineStage>& stages, const timi
   first_look.max_samples = policy.min_samples;
   std::vector<timing::SampleSummary> alone;
   alone.reserve(stages.size());
-  double highest_low = 0;
   for (const PipelineStage& stage : stages) {
     alone.push_back(timing::measure_single(stage.launch, prepare, first_look, nullptr, seed));
-    highest_low = std::max(highest_low, alone.back().ci.low);
   }
+  const std::vector<bool> further = timing::worth_measuring_further(alone, policy.target_relative_ci);
   SlowestStage slowest;
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    const bool could_be_slowest = alone[i].ci.high >= highest_low;
-    if (could_be_slowest && !(alone[i].relative_halfwidth() <= policy.target_relative_ci)) {
-      alone[i] = timing::measure_single(stages[i].launch, prepare, policy, nullptr, seed);
-    }
+    if (further[i]) alone[i] = timing::measure_single(stages[i].launch, prepare, policy, nullptr, seed);
     slowest.times.push_back({stages[i].name, summary_of(alone[i])});
     if (!slowest.stage || alone[i].median > slowest.ms.median) {
       slowest.stage = &stages[i];

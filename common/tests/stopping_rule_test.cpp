@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -217,6 +218,36 @@ TEST(SamplingPolicyValidation, ZeroWarmupAndEqualMinMaxAreFine) {
   policy.min_samples = 6;
   policy.max_samples = 6;
   EXPECT_EQ(rejection(policy), "");
+}
+
+// A pipeline's stages (measure_stages): only those that could still be the slowest are measured
+// past their first look, and only when that look missed the precision target.
+SampleSummary look(double median, double low, double high, std::size_t samples = 10) {
+  SampleSummary s;
+  s.median = median;
+  s.ci = {low, high};
+  s.samples = samples;
+  return s;
+}
+
+TEST(WorthMeasuringFurther, OnlyStagesThatCouldStillBeTheSlowestAndMissedTheTarget) {
+  // Lab 09 on the H100: copy in 2.43, transform 3.35 (+-2%), copy out 2.44, both copies 2.87 (+-3%).
+  const std::vector<SampleSummary> stages{look(2.43, 2.42, 2.44), look(3.35, 3.28, 3.42), look(2.44, 2.42, 2.46),
+                                          look(2.87, 2.78, 2.96)};
+  EXPECT_EQ(cudalabs::timing::worth_measuring_further(stages, 0.01), (std::vector<bool>{false, true, false, false}));
+  // The same transform known to +-0.5% already: nothing is measured again.
+  std::vector<SampleSummary> precise = stages;
+  precise[1] = look(3.35, 3.34, 3.36);
+  EXPECT_EQ(cudalabs::timing::worth_measuring_further(precise, 0.01), (std::vector<bool>(4, false)));
+}
+
+TEST(WorthMeasuringFurther, OverlappingCandidatesAreAllMeasuredAndUnknownSpreadIsNeverPrecise) {
+  // Both copies at once reaches the transform's lower bound: either could be the slowest.
+  const std::vector<SampleSummary> close{look(3.30, 3.20, 3.40), look(3.25, 3.21, 3.36), look(2.0, 1.99, 2.01)};
+  EXPECT_EQ(cudalabs::timing::worth_measuring_further(close, 0.01), (std::vector<bool>{true, true, false}));
+  // One sample: no spread known (relative_halfwidth is +inf), so the lone stage is measured on.
+  EXPECT_EQ(cudalabs::timing::worth_measuring_further({look(1.0, 1.0, 1.0, 1)}, 0.01), std::vector<bool>{true});
+  EXPECT_TRUE(cudalabs::timing::worth_measuring_further({}, 0.01).empty());
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "cudalabs/timing/stopping_rule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -72,6 +74,18 @@ PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& rat
   decision.settled = policy.settled(student_ms, ratio);  // also said when the budget ran out
   decision.stop = decision.stop || decision.settled;
   return decision;
+}
+
+std::vector<bool> worth_measuring_further(const std::vector<SampleSummary>& looks, double target_relative_ci) {
+  double highest_low = -std::numeric_limits<double>::infinity();
+  for (const SampleSummary& look : looks) highest_low = std::max(highest_low, look.ci.low);
+  std::vector<bool> further;
+  further.reserve(looks.size());
+  for (const SampleSummary& look : looks) {
+    // relative_halfwidth is +inf when nothing can be known of the spread: never precise enough.
+    further.push_back(look.ci.high >= highest_low && !(look.relative_halfwidth() <= target_relative_ci));
+  }
+  return further;
 }
 
 }  // namespace cudalabs::timing

@@ -2,6 +2,7 @@
 // When to stop taking samples: once the median is known precisely enough, or when the sample
 // or time budget is spent. Host-only.
 #include <functional>
+#include <vector>
 
 #include "cudalabs/timing/statistics.hpp"
 
@@ -46,5 +47,11 @@ struct PairedStop {
 };
 PairedStop paired_stop(const SampleSummary& student_ms, const SampleSummary& ratio, double elapsed_seconds,
                        const SamplingPolicy& policy);
+
+// Of several quantities each looked at briefly (min_samples), which must be measured further so
+// that the largest is known to target_relative_ci: those whose interval reaches the highest lower
+// bound among the looks (they could still be the largest) and whose look missed the target. A
+// pipeline's stages (performance_common.cpp): only the slowest is a baseline.
+std::vector<bool> worth_measuring_further(const std::vector<SampleSummary>& looks, double target_relative_ci);
 
 }  // namespace cudalabs::timing

@@ -29,7 +29,8 @@ std::vector<Protection> test_process_protections() {
       {"every timed call checked (inputs sealed, outputs compared), the same work before each",
        "timing engine", true, ""},
       {"timed windows gated: each call queued behind a word of the judge's before its inputs exist, the judge's "
-       "clock held on the GPU alone (no runner's host path in it)",
+       "clock held on the GPU alone (no runner's host path in it); a case whose calls refuse the gate is timed from "
+       "request to reply and keeps the last of its runner pairs, never the best",
        "stream memory operations (cuStreamWaitValue32)", true, ""},
       {"no new processes or programs (fork, exec, clone)", "seccomp filter", seccomp, seccomp ? "" : no_seccomp},
       {"no access to other processes (ptrace, process_vm_readv/writev, pidfd_getfd)", "seccomp filter", seccomp,

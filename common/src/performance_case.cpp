@@ -182,7 +182,9 @@ void run_performance_case_in(const char* default_lab_config, const char* default
   event.points_settled = result.settled;
   event.rounds = result.rounds;
   event.remeasured = attempts;
-  event.kept_best = judged_through_runners && !left_the_gate && attempts > 0;
+  // Of several measurements by runner pairs, the best was kept (else the last: see left_the_gate).
+  const bool kept_best = judged_through_runners && !left_the_gate && attempts > 0;
+  event.kept_best = kept_best;
   event.gated = result.gated;
   event.ungated_because = result.ungated_because;
   event.seconds = result.seconds_spent;
@@ -217,20 +219,13 @@ void run_performance_case_in(const char* default_lab_config, const char* default
       slowest.stage ? "slowest stage (" + slowest.stage->name + ")" : std::string("solution"),
       result.solution_ms.median, result.rounds,
       result.target_met ? "" : result.settled ? ", enough to settle the points" : ", precision target not reached",
-      !judged_through_runners || attempts == 0 ? std::string()
-      : left_the_gate
-          ? fmt::format("; {} measurements, each by a new pair of runner processes, the last one kept (not the best: "
-                        "this case left the gated windows)",
-                        attempts + 1)
-          : fmt::format("; the best of {} measurements, each by a new pair of runner processes", attempts + 1),
+      events::remeasured_note(attempts, kept_best),
       result.call_overhead_ms > 0
           ? fmt::format(result.gated ? ", each less the {:.4g} ms of an empty gated window on the reference's runner (on yours: {:.4g} ms)"
                                      : ", each less the {:.4g} ms round trip of an empty call to the reference's runner (to yours: {:.4g} ms)",
                         result.call_overhead_ms, result.student_call_overhead_ms)
           : std::string(),
-      result.ungated_because.empty()
-          ? std::string()
-          : "; each window timed from the request to the reply, since in gated windows " + result.ungated_because,
+      events::ungated_note(result.ungated_because),
       stages,
       per_second(work.bytes) > 0
           ? fmt::format("; {:.0f} GB/s = {:.1f}% of this device's {:.0f} GB/s copy bandwidth", event.achieved_gbs,

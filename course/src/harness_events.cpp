@@ -216,4 +216,14 @@ void to_json(nlohmann::json& json, const Done&) { json = nlohmann::json::object(
 
 std::string name_of(const nlohmann::json& event) { return event.value("event", ""); }
 
+std::string ungated_note(const std::string& ungated_because) {
+  if (ungated_because.empty()) return "";
+  return "; each window timed from the request to the reply, since in gated windows " + ungated_because;
+}
+
+std::string remeasured_note(int remeasured, bool kept_best) {
+  if (remeasured <= 0) return "";
+  return ", measured " + std::to_string(remeasured) + " more times, the " + (kept_best ? "best" : "last") + " kept";
+}
+
 }  // namespace cudalabs::events

@@ -132,17 +132,13 @@ std::string describe(const PerformanceResult& result) {
                                  m.student_ms.median, compared_with_label(m), m.solution_ms.median, m.ratio.median,
                                  m.rounds,
                                  precision_note(m, "points"),
-                                 m.remeasured ? fmt::format(", measured {} more times, the {} kept",
-                                                            m.remeasured, m.kept_best ? "best" : "last")
-                                              : "");
+                                 cudalabs::events::remeasured_note(m.remeasured, m.kept_best));
   if (m.bytes > 0 && m.peak_bandwidth_gbs > 0) {
     line += fmt::format("; {:.0f} GB/s = {:.1f}% of the device's {:.0f} GB/s copy bandwidth", m.achieved_gbs,
                         100 * m.achieved_gbs / m.peak_bandwidth_gbs, m.peak_bandwidth_gbs);
   }
   if (m.flops > 0) line += fmt::format("; {:.1f} GFLOP/s", m.achieved_gflops);
-  if (!m.ungated_because.empty()) {
-    line += "; each window timed from the request to the reply, since in gated windows " + m.ungated_because;
-  }
+  line += cudalabs::events::ungated_note(m.ungated_because);
   if (!m.stages.empty()) {
     line += "; stages alone:";
     for (const cudalabs::events::StageTime& stage : m.stages) {

@@ -187,6 +187,38 @@ TEST(PerformanceMeasurementEvent, AMeasurementStoppedOnceItsPointsWereSettledSay
   EXPECT_NE(describe(preview).find("enough to settle the verdict"), std::string::npos) << describe(preview);
 }
 
+// A case that left the gated windows says why, and that the last of its runner pairs was kept.
+TEST(PerformanceMeasurementEvent, AFallbackFromTheGateAndTheMeasurementKeptReachTheReport) {
+  cudalabs::events::Measurement sent;
+  sent.test = "Performance.x";
+  sent.device = "GPU";
+  sent.rounds = 20;
+  sent.remeasured = 2;
+  sent.kept_best = false;
+  sent.gated = false;
+  sent.ungated_because = "a call could not be held at the window's gate: vector_add: timed out";
+  const auto measurement = parse_measurement(nlohmann::json(sent));
+  ASSERT_TRUE(measurement);
+  const PerformanceResult result{*measurement, {}};
+  const std::string line = describe(result);
+  EXPECT_NE(line.find("measured 2 more times, the last kept"), std::string::npos) << line;
+  EXPECT_NE(line.find("each window timed from the request to the reply, since in gated windows a call could not be "
+                      "held at the window's gate: vector_add: timed out"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(to_json(result)["gated_windows"], false);
+  EXPECT_EQ(to_json(result)["kept_best"], false);
+  EXPECT_EQ(to_json(result)["ungated_because"], sent.ungated_because);
+  // Gated, the best of the pairs kept: no fallback sentence.
+  sent.kept_best = true;
+  sent.gated = true;
+  sent.ungated_because.clear();
+  const PerformanceResult gated{*parse_measurement(nlohmann::json(sent)), {}};
+  EXPECT_NE(describe(gated).find("measured 2 more times, the best kept"), std::string::npos) << describe(gated);
+  EXPECT_EQ(describe(gated).find("request to the reply"), std::string::npos) << describe(gated);
+  EXPECT_EQ(to_json(gated)["gated_windows"], true);
+}
+
 TEST(PerformanceScoring, AnImplausibleFigureEarnsNothingAndIsFlagged) {
   const auto lab = lab_with_a_timed_case();
   PerformanceMeasurement m = measured_ratio(0.0045, 0.0044, 0.0046);  // 224x faster than the reference

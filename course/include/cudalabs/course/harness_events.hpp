@@ -197,6 +197,14 @@ void to_json(nlohmann::json& json, const Done& event);
 // The event's name ("" when it has none): which type to read it as.
 std::string name_of(const nlohmann::json& event);
 
+// How a measurement's windows and its repeats are described, the same words in the harness's
+// figures and in labgrade's report: "" when the windows were gated (or never could be), else
+// "; each window timed from the request to the reply, since in gated windows <why>"; and of
+// `remeasured` repeats (new runner pairs in a judge), which was kept: the best of the pairs, or
+// the last (in process, and in a case that left the gated windows).
+std::string ungated_note(const std::string& ungated_because);
+std::string remeasured_note(int remeasured, bool kept_best);
+
 // Throws std::invalid_argument naming the event and field when a number in `json` is NaN or
 // infinite: JSON has no such numbers (they would be written as null and the whole event refused
 // when read back, so a figure would vanish from the grade without a word).

@@ -65,6 +65,16 @@ inline constexpr const char* kToolRunnerSpansTestsVariable = "CUDALABS_TOOL_RUNN
 // runner exists so that both sides of a ratio are timed alike; untimed, it was one CUDA start in
 // three, and the driver makes contexts one at a time. A judge so started refuses to time.
 inline constexpr const char* kReferenceInJudgeVariable = "CUDALABS_REFERENCE_IN_JUDGE";
+// Set by labgrade beside kReferenceInJudgeVariable: the number of hardware work queues the judge's
+// own CUDA context gets (CUDA_DEVICE_MAX_CONNECTIONS, set by the judge for itself before CUDA
+// starts; cudalabs/remote/judge.hpp, narrow_own_cuda_queues). Such a judge's work is serial, and
+// every queue is part of creating a context, which the driver does one process at a time: 16
+// contexts at once took 1.2 s with one queue each against 3.2 s with the default eight (H100,
+// bench/probes/cuda_start_probe.cu). The runners it starts keep the default: a student's streams
+// must run side by side as they would anywhere.
+inline constexpr const char* kJudgeCudaQueuesVariable = "CUDALABS_JUDGE_CUDA_QUEUES";
+// CUDA's own variable for the queues of a context; an operator who sets it sets it for every process.
+inline constexpr const char* kCudaQueuesVariable = "CUDA_DEVICE_MAX_CONNECTIONS";
 // "Suite.Name" as a file name: every byte outside [A-Za-z0-9._-] becomes '_'; the judge appends
 // "~2", "~3" ... for a second, third log of the same test (a runner started after a crash).
 inline std::string tool_log_name(std::string_view test) {

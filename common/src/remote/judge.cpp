@@ -317,13 +317,7 @@ void Runner::spawn() {
   const std::string program = under_tool_ ? tool.front() : path;
   // The environment minus what preinit took (token, seed); CUDALABS_CONFINE asks the runner to
   // confine itself before any of its libraries' constructors run.
-  std::vector<std::string> variables;
-  for (char** v = environ; v && *v; ++v) {
-    if (std::strncmp(*v, kConfineVariable, std::strlen(kConfineVariable)) == 0) continue;
-    if (std::strncmp(*v, kStudentRunnerLauncherVariable, std::strlen(kStudentRunnerLauncherVariable)) == 0) continue;
-    variables.emplace_back(*v);
-  }
-  if (confine_runners()) variables.push_back(std::string(kConfineVariable) + "=1");
+  std::vector<std::string> variables = runner_environment(environ, own_cuda_queues_narrowed(), confine_runners());
   std::vector<char*> envp;
   for (std::string& v : variables) envp.push_back(v.data());
   envp.push_back(nullptr);

@@ -28,6 +28,8 @@ std::string printable(const char* text, std::size_t capacity);
 
 // Whether runners confine themselves (labgrade asked this judge to confine its test processes).
 bool confine_runners() noexcept;
+// Whether narrow_own_cuda_queues set CUDA_DEVICE_MAX_CONNECTIONS for this judge (judge_cuda_queues.cpp).
+bool own_cuda_queues_narrowed() noexcept;
 std::vector<std::string> student_runner_launcher();  // empty unless labgrade --sanitize or --profile set one
 // The tool a runner starts through (runner_launcher.cpp): the student's launcher for the student's
 // runner, CUDALABS_REFERENCE_RUNNER_LAUNCHER (labgrade --profile) for the reference's; empty for none.

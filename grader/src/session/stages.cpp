@@ -321,7 +321,9 @@ std::string describe_sharing(bool lock_held, const SuiteRun& shared) {
 // (kReferenceInJudgeVariable): one CUDA start in three fewer, where a batch's runs start contexts
 // side by side and the driver makes them one at a time.
 HarnessInvocation with_reference_in_judge(const SessionState& session, HarnessInvocation invocation) {
-  if (session.graded) invocation.env.emplace_back(cudalabs::kReferenceInJudgeVariable, "1");
+  if (!session.graded) return invocation;
+  invocation.env.emplace_back(cudalabs::kReferenceInJudgeVariable, "1");
+  invocation.env.emplace_back(cudalabs::kJudgeCudaQueuesVariable, "1");  // its work is serial
   return invocation;
 }
 

@@ -48,6 +48,18 @@ bool judge_mode() noexcept;
 // cudalabs/result_stream.hpp, for a run that times nothing): no reference runner starts, and
 // TimingPin refuses (a ratio needs both sides in runners of the same kind).
 bool reference_in_judge() noexcept;
+// In a judge that times nothing (reference_in_judge) asked by labgrade (kJudgeCudaQueuesVariable):
+// sets CUDA_DEVICE_MAX_CONNECTIONS for this process alone, unless the environment has it already
+// (an operator's setting stands). Called first in main, before CUDA starts; the runners started
+// afterwards get the environment without it (runner_environment).
+void narrow_own_cuda_queues() noexcept;
+// The value to set, or "" to leave the environment alone: `wanted` (labgrade's request) when it is
+// a whole number from 1 to 32, this judge times nothing, and the operator set no value of its own.
+std::string cuda_queues_to_set(const char* wanted, const char* operators_own, bool untimed_judge);
+// The environment a runner starts with: `environment` less what is the judge's alone (the
+// launcher of a tool, the confinement request, the queues narrow_own_cuda_queues set), plus the
+// confinement request when runners are confined.
+std::vector<std::string> runner_environment(char** environment, bool queues_narrowed_here, bool confine);
 // Whether a solution:: call made now runs in the judge (the solution linked in as judge_reference):
 // in such a judge, and inside a CheckingScope (the expected outputs of timed samples, which nothing
 // times: a runner of their own would cost every timed run one more CUDA start).

@@ -54,7 +54,9 @@ TEST(JudgeMode, OnlyAnUntimedJudgeNarrowsItsOwnCudaQueues) {
     EXPECT_EQ(cuda_queues_to_set(bad, nullptr, true), "") << "'" << bad << "'";
   }
 
-  // This process registered as a judge whose reference runs in it (the test above).
+  // A judge whose reference runs in it (ctest runs each test in a process of its own).
+  ASSERT_EQ(::setenv(cudalabs::kReferenceInJudgeVariable, "1", 1), 0);
+  if (!judge_mode()) detail::register_judge("01_vector_add");
   ASSERT_EQ(::unsetenv(cudalabs::kCudaQueuesVariable), 0);
   ASSERT_EQ(::setenv(cudalabs::kJudgeCudaQueuesVariable, "1", 1), 0);
   ASSERT_TRUE(reference_in_judge());

@@ -71,7 +71,10 @@ inline constexpr const char* kReferenceInJudgeVariable = "CUDALABS_REFERENCE_IN_
 // every queue is part of creating a context, which the driver does one process at a time: 16
 // contexts at once took 1.2 s with one queue each against 3.2 s with the default eight (H100,
 // bench/probes/cuda_start_probe.cu). The runners it starts keep the default: a student's streams
-// must run side by side as they would anywhere.
+// must run side by side as they would anywhere. Set in labgrade's own environment, it is passed on
+// as it is: CUDALABS_JUDGE_CUDA_QUEUES=default keeps CUDA's default for every process (the
+// comparison a bench needs: setting CUDA_DEVICE_MAX_CONNECTIONS=8 for every process is not the
+// default, 16 contexts at once took 5.1 s with it against 3.4 s without, H100 2026-12-07).
 inline constexpr const char* kJudgeCudaQueuesVariable = "CUDALABS_JUDGE_CUDA_QUEUES";
 // CUDA's own variable for the queues of a context; an operator who sets it sets it for every process.
 inline constexpr const char* kCudaQueuesVariable = "CUDA_DEVICE_MAX_CONNECTIONS";

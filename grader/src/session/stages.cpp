@@ -1,6 +1,7 @@
 #include "session/stages.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -323,7 +324,10 @@ std::string describe_sharing(bool lock_held, const SuiteRun& shared) {
 HarnessInvocation with_reference_in_judge(const SessionState& session, HarnessInvocation invocation) {
   if (!session.graded) return invocation;
   invocation.env.emplace_back(cudalabs::kReferenceInJudgeVariable, "1");
-  invocation.env.emplace_back(cudalabs::kJudgeCudaQueuesVariable, "1");  // its work is serial
+  // Its work is serial: one queue, unless labgrade's own environment names a setting (a number,
+  // or anything else for CUDA's default: the judge takes only 1 to 32).
+  const char* chosen = std::getenv(cudalabs::kJudgeCudaQueuesVariable);
+  invocation.env.emplace_back(cudalabs::kJudgeCudaQueuesVariable, chosen != nullptr ? chosen : "1");
   return invocation;
 }
 

@@ -152,7 +152,8 @@ TEST_P(EveryJudge, ListsItsTimedCasesAfterItsCorrectnessTests) {
 }
 
 // A batch's first parts time nothing, so their judges run the solution linked into them instead of
-// a reference runner (labgrade sets CUDALABS_REFERENCE_IN_JUDGE; cudalabs/remote/judge.hpp): the
+// a reference runner (labgrade sets CUDALABS_REFERENCE_IN_JUDGE, and CUDALABS_JUDGE_CUDA_QUEUES for one
+// hardware queue in the judge; cudalabs/remote/judge.hpp): the
 // expected outputs come from there, and a solution must pass every correctness test and the
 // skeleton fail each with its TODO, as when a runner makes them. (The timed cases, run by a judge
 // of the usual kind, are not looked at: under ctest -j4 their figures may end "machine busy".)

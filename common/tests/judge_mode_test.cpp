@@ -72,7 +72,10 @@ TEST(JudgeMode, ARunnerStartsWithoutWhatIsTheJudgesAlone) {
   std::string launcher = std::string(cudalabs::kStudentRunnerLauncherVariable) + "=compute-sanitizer";
   std::string look_alike = std::string(cudalabs::kCudaQueuesVariable) + "_NOT=2";
   std::string path = "PATH=/usr/bin";
-  std::vector<char*> environment{queues.data(), confine.data(), launcher.data(), look_alike.data(), path.data(), nullptr};
+  std::string untimed = std::string(cudalabs::kReferenceInJudgeVariable) + "=1";
+  std::string asked = std::string(cudalabs::kJudgeCudaQueuesVariable) + "=1";
+  std::vector<char*> environment{queues.data(),     confine.data(), launcher.data(), untimed.data(),
+                                 look_alike.data(), asked.data(),   path.data(),     nullptr};
 
   const std::vector<std::string> narrowed = runner_environment(environment.data(), true, true);
   EXPECT_EQ(narrowed, (std::vector<std::string>{look_alike, path, confine}));

@@ -41,6 +41,9 @@ std::vector<std::string> runner_environment(char** environment, bool queues_narr
   std::vector<std::string> variables;
   for (char** v = environment; v != nullptr && *v != nullptr; ++v) {
     if (names(*v, kConfineVariable) || names(*v, kStudentRunnerLauncherVariable)) continue;
+    // How labgrade set up this judge is no runner's business: a runner that could read that it
+    // serves an untimed run could tell a batch's first part from its timed second.
+    if (names(*v, kReferenceInJudgeVariable) || names(*v, kJudgeCudaQueuesVariable)) continue;
     if (queues_narrowed_here && names(*v, kCudaQueuesVariable)) continue;
     variables.emplace_back(*v);
   }

@@ -57,7 +57,8 @@ void narrow_own_cuda_queues() noexcept;
 // a whole number from 1 to 32, this judge times nothing, and the operator set no value of its own.
 std::string cuda_queues_to_set(const char* wanted, const char* operators_own, bool untimed_judge);
 // The environment a runner starts with: `environment` less what is the judge's alone (the
-// launcher of a tool, the confinement request, the queues narrow_own_cuda_queues set), plus the
+// launcher of a tool, the confinement request, the queues narrow_own_cuda_queues set, how
+// labgrade set up this judge: kReferenceInJudgeVariable, kJudgeCudaQueuesVariable), plus the
 // confinement request when runners are confined.
 std::vector<std::string> runner_environment(char** environment, bool queues_narrowed_here, bool confine);
 // Whether a solution:: call made now runs in the judge (the solution linked in as judge_reference):

@@ -23,10 +23,14 @@ BOUNDS = {
     "01_vector_add": (2.0, 4.0),
     # The reference graded as a submission compiles a kernel per filter radius (40
     # instantiations): 8.0 s of build on the H100 (tests 1.7 s), over issue 17's 8 s in all.
-    "08_convolution": (3.0, 12.0),
+    # Since the judge split (a judge and two runners started, every timed sample checked) its
+    # three timed cases take 1.5 s: tests 3.19 s, build 3.13 s (H100, 2026-12-07).
+    "08_convolution": (4.0, 12.0),
     # Pinned arrays of up to 256 MiB each way made and filled on the host for 17 tests, and two
-    # timed cases that each measure three stages alone first: 4.8 s of tests, 6.5 s with the build.
-    "09_streams": (5.0, 8.0),
+    # timed cases that each measure three stages alone first: 4.8 s of tests, 6.5 s with the build;
+    # since the judge split 5.00-5.41 s of tests, 6.3-6.9 s in all (H100, 2026-12-07): the tests'
+    # bound leaves room for that, the whole grade's stays issue 17's 8 s.
+    "09_streams": (6.0, 8.0),
     # Three timed cases of 2^26 keys (and values), each remeasured near a threshold, and 21 tests
     # of which four make and check 2^22-2^26 keys on the GPU: 3.1 s of tests on the H200.
     "11_sort": (4.0, 6.0),

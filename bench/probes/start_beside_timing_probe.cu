@@ -24,7 +24,17 @@
 // harmless: 177-179 of them beside 2000 windows, 0 and 4 windows over the quiet maximum (by at
 // most 0.0001 ms), the same median and p90 (so labgrade may query while another grade times).
 //
-//   nvcc -O3 -arch=sm_90 bench/probes/start_beside_timing_probe.cu -o start_beside_timing_probe && ./start_beside_timing_probe 2000 [context]
+// With `parked K` instead: what a batch could do instead of starting a grade's processes between
+// timed cases (README, "What 3x would take"): start them during the first parts and park them
+// before any student code is loaded. K children each start CUDA, allocate 768 MiB, run a kernel
+// over it and then wait, idle, on a pipe; the parent times `windows` windows beside those K idle
+// contexts, then ends them three at a time (a grade's judge and two runners), timing from the
+// moment it lets a group go to the moment it has reaped it, and times 50 windows right after
+// each group is gone. Printed: the windows beside the parked contexts and after the teardowns
+// against the quiet ones, and the groups' teardown times (what would stay between timed cases).
+// Not yet run on a GPU.
+//
+//   nvcc -O3 -arch=sm_90 bench/probes/start_beside_timing_probe.cu -o start_beside_timing_probe && ./start_beside_timing_probe 2000 [context | parked K]
 #include <cuda_runtime.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -32,6 +42,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -76,6 +87,50 @@ int start_once(bool context_only) {
   return 0;
 }
 
+// A parked child: a trusted process's start, then idle until its pipe closes (stdin), having
+// said it is ready (one byte on stdout); its teardown follows.
+int park() {
+  if (start_once(false) != 0) return 1;
+  float* held = nullptr;
+  check(cudaMalloc(&held, 3 * kElements * sizeof(float)), "malloc held");
+  const char ready = 'r';
+  if (::write(STDOUT_FILENO, &ready, 1) != 1) return 1;
+  char byte = 0;
+  while (::read(STDIN_FILENO, &byte, 1) > 0) {
+  }
+  return 0;  // the context and `held` go with the process, as a parked runner's would
+}
+
+struct Parked {
+  pid_t pid;
+  int release;  // closing it lets the child end
+};
+
+Parked spawn_parked(char* self) {
+  int to_child[2], from_child[2];
+  // Close-on-exec: no child holds another's pipes open (dup2 clears the flag on its own ends).
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0) std::exit(1);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  char mode[] = "start";
+  char what[] = "park";
+  char* child_argv[] = {self, mode, what, nullptr};
+  pid_t pid = 0;
+  if (::posix_spawn(&pid, self, &actions, nullptr, child_argv, environ) != 0) std::exit(1);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  char ready = 0;
+  if (::read(from_child[0], &ready, 1) != 1) {
+    std::fprintf(stderr, "a parked child did not get ready\n");
+    std::exit(1);
+  }
+  ::close(from_child[0]);
+  return {pid, to_child[1]};
+}
+
 struct Summary {
   double median, p90, max;
 };
@@ -86,12 +141,54 @@ Summary summarise(std::vector<double> ms) {
   return {at(0.5), at(0.9), ms.back()};
 }
 
+void print_phase(const char* name, const std::vector<double>& ms, const Summary& quiet) {
+  const Summary s = summarise(ms);
+  const long over = std::count_if(ms.begin(), ms.end(), [&](double x) { return x > quiet.max; });
+  std::printf("%-22s %.4f   %.4f   %.4f   (%zu windows, %ld over the quiet max)\n", name, s.median, s.p90, s.max,
+              ms.size(), over);
+}
+
+template <typename Window>
+int beside_parked(Window& window, const std::vector<double>& quiet, int windows, int count) {
+  char self[] = "/proc/self/exe";
+  std::vector<Parked> parked;
+  for (int i = 0; i < count; ++i) parked.push_back(spawn_parked(self));
+  std::vector<double> idle;
+  for (int i = 0; i < windows; ++i) idle.push_back(window());
+  std::vector<double> after, teardown_ms;
+  for (std::size_t first = 0; first < parked.size(); first += 3) {
+    const std::size_t last = std::min(parked.size(), first + 3);
+    const auto let_go = std::chrono::steady_clock::now();
+    for (std::size_t i = first; i < last; ++i) ::close(parked[i].release);
+    for (std::size_t i = first; i < last; ++i) {
+      int status = 0;
+      ::waitpid(parked[i].pid, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::fprintf(stderr, "a parked child failed\n");
+    }
+    teardown_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - let_go).count());
+    for (int i = 0; i < 50; ++i) after.push_back(window());
+  }
+  const Summary q = summarise(quiet);
+  std::printf("ms a call              median   p90      max\n");
+  print_phase("quiet", quiet, q);
+  print_phase("beside parked", idle, q);
+  print_phase("after teardowns", after, q);
+  const Summary t = summarise(teardown_ms);
+  std::printf("%d parked contexts; teardown of a group of up to three: median %.1f ms, max %.1f ms (%zu groups)\n",
+              count, t.median, t.max, teardown_ms.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 2 && std::strcmp(argv[1], "start") == 0) return start_once(std::strcmp(argv[2], "context") == 0);
+  if (argc > 2 && std::strcmp(argv[1], "start") == 0) {
+    if (std::strcmp(argv[2], "park") == 0) return park();
+    return start_once(std::strcmp(argv[2], "context") == 0);
+  }
   const int windows = argc > 1 ? std::atoi(argv[1]) : 400;
   const bool context_only = argc > 2 && std::strcmp(argv[2], "context") == 0;
+  const int parked_count = argc > 3 && std::strcmp(argv[2], "parked") == 0 ? std::atoi(argv[3]) : 0;
   float *a, *b, *c;
   check(cudaMalloc(&a, kElements * sizeof(float)), "a");
   check(cudaMalloc(&b, kElements * sizeof(float)), "b");
@@ -115,6 +212,8 @@ int main(int argc, char** argv) {
 
   std::vector<double> quiet;
   for (int i = 0; i < windows; ++i) quiet.push_back(window());
+
+  if (parked_count > 0) return beside_parked(window, quiet, windows, parked_count);
 
   std::atomic<bool> done{false};
   std::atomic<int> starts{0};

@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "cudalabs/remote/judge.hpp"
 #include "cudalabs/result_stream.hpp"
@@ -13,11 +12,6 @@ namespace cudalabs::remote {
 namespace {
 
 bool narrowed_here = false;
-
-bool names(const char* entry, const char* variable) {
-  const std::size_t length = std::strlen(variable);
-  return std::strncmp(entry, variable, length) == 0 && entry[length] == '=';
-}
 
 }  // namespace
 
@@ -36,19 +30,5 @@ void narrow_own_cuda_queues() noexcept {
 }
 
 bool own_cuda_queues_narrowed() noexcept { return narrowed_here; }
-
-std::vector<std::string> runner_environment(char** environment, bool queues_narrowed_here, bool confine) {
-  std::vector<std::string> variables;
-  for (char** v = environment; v != nullptr && *v != nullptr; ++v) {
-    if (names(*v, kConfineVariable) || names(*v, kStudentRunnerLauncherVariable)) continue;
-    // How labgrade set up this judge is no runner's business: a runner that could read that it
-    // serves an untimed run could tell a batch's first part from its timed second.
-    if (names(*v, kReferenceInJudgeVariable) || names(*v, kJudgeCudaQueuesVariable)) continue;
-    if (queues_narrowed_here && names(*v, kCudaQueuesVariable)) continue;
-    variables.emplace_back(*v);
-  }
-  if (confine) variables.push_back(std::string(kConfineVariable) + "=1");
-  return variables;
-}
 
 }  // namespace cudalabs::remote

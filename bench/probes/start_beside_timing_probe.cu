@@ -36,9 +36,13 @@
 // quiet (0.2374/0.2376 ms against 0.2376/0.2379), 3 windows of 2000 over the quiet maximum (the
 // worst 0.2506 ms against 0.2402, +4%); the 200 windows right after each group's teardown 0 over;
 // a group of three torn down in 177.0 ms median, 183.6 ms max. (`2000 context` on the same
-// machine: 91 windows of 2000 over the quiet maximum beside 12 starts, the worst +12%.) So parked
-// contexts are not what stands in the way of starting a grade's processes ahead: where their
-// starts would go is (README, "What 3x would take").
+// machine: 91 windows of 2000 over the quiet maximum beside 12 starts, the worst +12%.) H100 80GB
+// HBM3 (2026-12-07, each mode twice, alternated): beside 12 parked contexts 3 and 0 windows of 2000
+// over the quiet maximum (the worst 0.3146 ms against 0.2917, +8%), the median and p90 unchanged
+// (0.2886-0.2887/0.2890-0.2894 ms); after the teardowns 1 and 0 of 200 over (that one +16%); a
+// group of three torn down in 181.4 and 199.1 ms median; beside 12-13 starts 304 and 263 of 2000
+// over, p90 +15%, the worst +67-71%. So parked contexts are not what stands in the way of starting
+// a grade's processes ahead: where their starts would go is (README, "What 3x would take").
 //
 //   nvcc -O3 -arch=sm_90 bench/probes/start_beside_timing_probe.cu -o start_beside_timing_probe && ./start_beside_timing_probe 2000 [context | parked K]
 #include <cuda_runtime.h>

@@ -198,7 +198,12 @@ int main(int argc, char** argv) {
   }
   const int windows = argc > 1 ? std::atoi(argv[1]) : 400;
   const bool context_only = argc > 2 && std::strcmp(argv[2], "context") == 0;
-  const int parked_count = argc > 3 && std::strcmp(argv[2], "parked") == 0 ? std::atoi(argv[3]) : 0;
+  const bool parked_mode = argc > 2 && std::strcmp(argv[2], "parked") == 0;
+  const int parked_count = parked_mode && argc > 3 ? std::atoi(argv[3]) : 0;
+  if (windows < 1 || (parked_mode && parked_count < 1)) {
+    std::fprintf(stderr, "usage: %s WINDOWS [context | parked K]   (WINDOWS and K at least 1)\n", argv[0]);
+    return 2;
+  }
   float *a, *b, *c;
   check(cudaMalloc(&a, kElements * sizeof(float)), "a");
   check(cudaMalloc(&b, kElements * sizeof(float)), "b");
@@ -246,11 +251,10 @@ int main(int argc, char** argv) {
   done = true;
   starter.join();
 
-  const Summary q = summarise(quiet), s = summarise(beside);
-  const long over = std::count_if(beside.begin(), beside.end(), [&](double ms) { return ms > q.max; });
-  std::printf("ms a call    median   p90      max\n");
-  std::printf("quiet        %.4f   %.4f   %.4f   (%d windows)\n", q.median, q.p90, q.max, windows);
-  std::printf("beside starts %.4f  %.4f   %.4f   (%d windows, %d CUDA starts made meanwhile, %ld windows over the quiet max)\n",
-              s.median, s.p90, s.max, windows, starts.load(), over);
+  const Summary q = summarise(quiet);
+  std::printf("ms a call              median   p90      max\n");
+  print_phase("quiet", quiet, q);
+  print_phase("beside starts", beside, q);
+  std::printf("%d CUDA starts made beside them\n", starts.load());
   return 0;
 }
